@@ -1,0 +1,85 @@
+//! UTF-8 validation with exact errors.
+//!
+//! [`validate`], [`from_utf8`] and [`from_utf8_mut`] accept exactly the inputs
+//! [`core::str::from_utf8`] accepts and, on failure, report the same
+//! `valid_up_to` and `error_len`, plus the class of the error
+//! ([`Utf8ErrorKind`](crate::Utf8ErrorKind)).
+
+pub(crate) mod scalar;
+
+use crate::error::Utf8Error;
+
+/// Checks that `bytes` is valid UTF-8.
+///
+/// # Errors
+///
+/// Returns the first error, with the same `valid_up_to` and `error_len` as
+/// [`core::str::from_utf8`] and its [`kind`](Utf8Error::kind).
+///
+/// # Example
+///
+/// ```
+/// use utf8kit::Utf8ErrorKind;
+///
+/// assert!(utf8kit::validate("Hello, 世界".as_bytes()).is_ok());
+///
+/// // "Hello, " then an overlong encoding of '/'.
+/// let err = utf8kit::validate(b"Hello, \xC0\xAF").unwrap_err();
+/// assert_eq!(err.valid_up_to(), 7);
+/// assert_eq!(err.error_len(), Some(1));
+/// assert_eq!(err.kind(), Utf8ErrorKind::Overlong);
+/// ```
+#[inline]
+pub fn validate(bytes: &[u8]) -> Result<(), Utf8Error> {
+    scalar::validate(bytes)
+}
+
+/// Returns `true` if `bytes` is valid UTF-8.
+///
+/// Use it when the position of an error does not matter.
+///
+/// ```
+/// assert!(utf8kit::is_valid("😀".as_bytes()));
+/// assert!(!utf8kit::is_valid(b"\xF0\x9F\x98"));
+/// ```
+#[inline]
+pub fn is_valid(bytes: &[u8]) -> bool {
+    scalar::valid_prefix_len(bytes) == bytes.len()
+}
+
+/// Converts a byte slice to a string slice, like [`core::str::from_utf8`].
+///
+/// # Errors
+///
+/// As [`validate`].
+///
+/// ```
+/// assert_eq!(utf8kit::from_utf8(b"caf\xC3\xA9"), Ok("café"));
+/// assert_eq!(utf8kit::from_utf8(b"caf\xC3").unwrap_err().error_len(), None);
+/// ```
+#[inline]
+pub fn from_utf8(bytes: &[u8]) -> Result<&str, Utf8Error> {
+    validate(bytes)?;
+    // SAFETY: `validate` returned Ok, so `bytes` is valid UTF-8.
+    Ok(unsafe { core::str::from_utf8_unchecked(bytes) })
+}
+
+/// Converts a mutable byte slice to a mutable string slice, like
+/// [`core::str::from_utf8_mut`].
+///
+/// # Errors
+///
+/// As [`validate`].
+///
+/// ```
+/// let mut bytes = *b"abc";
+/// let s = utf8kit::from_utf8_mut(&mut bytes).unwrap();
+/// s.make_ascii_uppercase();
+/// assert_eq!(&bytes, b"ABC");
+/// ```
+#[inline]
+pub fn from_utf8_mut(bytes: &mut [u8]) -> Result<&mut str, Utf8Error> {
+    validate(bytes)?;
+    // SAFETY: `validate` returned Ok, so `bytes` is valid UTF-8.
+    Ok(unsafe { core::str::from_utf8_unchecked_mut(bytes) })
+}
