@@ -22,7 +22,7 @@
 use crate::error::{Utf8Error, Utf8ErrorKind};
 
 /// Bytes skipped per step of the ASCII fast path.
-const ASCII_BLOCK: usize = 2 * core::mem::size_of::<u64>();
+const ASCII_BLOCK: usize = 4 * core::mem::size_of::<u64>();
 
 /// The high bit of every byte of a `u64`.
 const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
@@ -85,55 +85,69 @@ pub(crate) fn valid_prefix_len(bytes: &[u8]) -> usize {
     while i < len {
         let lead = bytes[i];
         if lead < 0x80 {
-            // ASCII: skip whole blocks while they stay ASCII. Text with any
-            // ASCII runs spends most of its time here.
+            // ASCII. One word tells how long the run is: a short run (a
+            // space between words of another script) is stepped over at
+            // once, a long one enters the block loop.
+            let Some(word) = load_u64(bytes, i) else {
+                i += 1;
+                continue;
+            };
+            let high = word & HIGH_BITS;
+            if high != 0 {
+                i += (high.trailing_zeros() / 8) as usize;
+                continue;
+            }
+            i += 8;
             while i + ASCII_BLOCK <= len {
                 let block = &bytes[i..i + ASCII_BLOCK];
-                let lo = u64::from_le_bytes(block[..8].try_into().unwrap());
-                let hi = u64::from_le_bytes(block[8..].try_into().unwrap());
-                if (lo | hi) & HIGH_BITS != 0 {
-                    // Step past the ASCII bytes in front of the first high bit.
-                    let first = if lo & HIGH_BITS != 0 {
-                        (lo & HIGH_BITS).trailing_zeros() / 8
-                    } else {
-                        8 + (hi & HIGH_BITS).trailing_zeros() / 8
-                    };
-                    i += first as usize;
+                let mut any = 0;
+                for word in block.chunks_exact(8) {
+                    any |= u64::from_le_bytes(word.try_into().unwrap());
+                }
+                if any & HIGH_BITS != 0 {
                     break;
                 }
                 i += ASCII_BLOCK;
             }
-            // Fewer than a block left, or we stopped just before a high byte.
-            while i < len && bytes[i] < 0x80 {
-                i += 1;
-            }
             continue;
         }
-        // Multi-byte sequence. `rest` starts at the lead byte.
+        // Multi-byte sequence. The length is predictable within a script,
+        // so these branches are cheap; each arm checks its bytes with as
+        // few comparisons as possible.
         let rest = &bytes[i..];
         match lead {
             0xC2..=0xDF => {
+                // Scripts written with 2-byte characters (Cyrillic, Greek,
+                // Arabic, Hebrew) come in runs: check four characters per
+                // 8-byte word while the run lasts.
+                let start = i;
+                while let Some(word) = load_u64(bytes, i) {
+                    if bad_two_byte_lanes(word) != 0 {
+                        break;
+                    }
+                    i += 8;
+                }
+                if i != start {
+                    continue;
+                }
+                // A short run: one character at a time.
                 if rest.len() < 2 || !is_continuation(rest[1]) {
                     return i;
                 }
                 i += 2;
             }
             0xE0..=0xEF => {
-                if rest.len() < 3 {
-                    return i;
-                }
-                let (lo, hi) = second_byte_range(lead);
-                if rest[1] < lo || rest[1] > hi || !is_continuation(rest[2]) {
+                if rest.len() < 3 || !second_byte_ok(lead, rest[1]) || !is_continuation(rest[2]) {
                     return i;
                 }
                 i += 3;
             }
             0xF0..=0xF4 => {
-                if rest.len() < 4 {
+                if rest.len() < 4 || !second_byte_ok(lead, rest[1]) {
                     return i;
                 }
-                let (lo, hi) = second_byte_range(lead);
-                if rest[1] < lo || rest[1] > hi || !is_continuation(rest[2]) || !is_continuation(rest[3]) {
+                let tail = u16::from_le_bytes([rest[2], rest[3]]);
+                if tail & 0xC0C0 != 0x8080 {
                     return i;
                 }
                 i += 4;
@@ -142,6 +156,53 @@ pub(crate) fn valid_prefix_len(bytes: &[u8]) -> usize {
         }
     }
     len
+}
+
+/// Eight bytes at `i`, if there are eight.
+#[inline(always)]
+fn load_u64(bytes: &[u8], i: usize) -> Option<u64> {
+    let word = bytes.get(i..i + 8)?;
+    Some(u64::from_le_bytes(word.try_into().unwrap()))
+}
+
+/// Splits `word` (eight bytes, little-endian) into four 16-bit lanes and
+/// returns a mask with bit 15 of each lane set when that lane is NOT one
+/// 2-byte character (a lead `C2..=DF` followed by a continuation byte).
+#[inline(always)]
+const fn bad_two_byte_lanes(word: u64) -> u64 {
+    const SHAPE_MASK: u64 = 0xC0E0_C0E0_C0E0_C0E0;
+    const SHAPE: u64 = 0x80C0_80C0_80C0_80C0;
+    const LOW15: u64 = 0x7FFF_7FFF_7FFF_7FFF;
+    const TOP: u64 = 0x8000_8000_8000_8000;
+    // Lanes whose bits differ from 110xxxxx 10xxxxxx.
+    let shape = (word & SHAPE_MASK) ^ SHAPE;
+    let bad_shape = (((shape & LOW15) + LOW15) | shape) & TOP;
+    // C0 and C1 are the 2-byte leads whose bits 1..=4 are all zero. Adding
+    // 0x7FFF to a lane holding at most 0x1E sets its top bit exactly when
+    // the lane is not zero, and never carries into the next lane.
+    let payload = word & 0x001E_001E_001E_001E;
+    let overlong = !(payload + LOW15) & TOP;
+    bad_shape | overlong
+}
+
+/// For each lead byte, the smallest allowed second byte and the width of the
+/// allowed range, so that one subtraction and one comparison check it.
+const SECOND_BYTE: [(u8, u8); 256] = {
+    let mut table = [(0xFF, 0); 256];
+    let mut lead = 0xC2;
+    while lead <= 0xF4 {
+        let (lo, hi) = second_byte_range(lead as u8);
+        table[lead] = (lo, hi - lo);
+        lead += 1;
+    }
+    table
+};
+
+/// Whether `second` may follow the lead byte `lead` (a 3- or 4-byte lead).
+#[inline(always)]
+fn second_byte_ok(lead: u8, second: u8) -> bool {
+    let (lo, span) = SECOND_BYTE[lead as usize];
+    second.wrapping_sub(lo) <= span
 }
 
 /// What one sequence at the start of a slice is.
