@@ -171,20 +171,31 @@ pub struct Utf8Error {
 impl Utf8Error {
     /// Builds an error. `error_len` must be `None` or `Some(1..=3)`.
     #[inline]
-    pub(crate) const fn new(valid_up_to: usize, error_len: Option<usize>, kind: Utf8ErrorKind) -> Self {
+    pub(crate) const fn new(
+        valid_up_to: usize,
+        error_len: Option<usize>,
+        kind: Utf8ErrorKind,
+    ) -> Self {
         let error_len = match error_len {
             None => ErrorLen::Truncated,
             Some(1) => ErrorLen::One,
             Some(2) => ErrorLen::Two,
             _ => ErrorLen::Three,
         };
-        Utf8Error { valid_up_to, error_len, kind }
+        Utf8Error {
+            valid_up_to,
+            error_len,
+            kind,
+        }
     }
 
     /// The same error, moved `by` bytes further into a larger input.
     #[inline]
     pub(crate) const fn offset_by(self, by: usize) -> Self {
-        Utf8Error { valid_up_to: self.valid_up_to + by, ..self }
+        Utf8Error {
+            valid_up_to: self.valid_up_to + by,
+            ..self
+        }
     }
 
     /// The length of the longest prefix of the input that is valid UTF-8.

@@ -38,13 +38,25 @@ fn check(input: &[u8]) {
         Ok(_) => assert_eq!(ours, Ok(()), "input {input:02X?}"),
         Err(std_err) => {
             let err: Utf8Error = ours.expect_err("utf8kit accepted invalid input");
-            assert_eq!(err.valid_up_to(), std_err.valid_up_to(), "valid_up_to for {input:02X?}");
-            assert_eq!(err.error_len(), std_err.error_len(), "error_len for {input:02X?}");
+            assert_eq!(
+                err.valid_up_to(),
+                std_err.valid_up_to(),
+                "valid_up_to for {input:02X?}"
+            );
+            assert_eq!(
+                err.error_len(),
+                std_err.error_len(),
+                "error_len for {input:02X?}"
+            );
             let kind = expected_kind(&input[err.valid_up_to()..], err.error_len());
             assert_eq!(err.kind(), kind, "kind for {input:02X?}");
         }
     }
-    assert_eq!(utf8kit::is_valid(input), ours.is_ok(), "is_valid for {input:02X?}");
+    assert_eq!(
+        utf8kit::is_valid(input),
+        ours.is_ok(),
+        "is_valid for {input:02X?}"
+    );
 }
 
 #[test]
@@ -133,7 +145,16 @@ fn hand_table_of_errors() {
 
 #[test]
 fn seed_examples_are_valid() {
-    for s in ["Hello, 世界! ", "世", "😀", "큀", "吕", "", "\u{10FFFF}", "\u{7FF}\u{800}\u{FFFF}\u{10000}"] {
+    for s in [
+        "Hello, 世界! ",
+        "世",
+        "😀",
+        "큀",
+        "吕",
+        "",
+        "\u{10FFFF}",
+        "\u{7FF}\u{800}\u{FFFF}\u{10000}",
+    ] {
         assert_eq!(utf8kit::from_utf8(s.as_bytes()), Ok(s));
     }
 }
@@ -145,8 +166,16 @@ fn every_scalar_value_is_valid_alone_and_between_ascii() {
         let len = c.encode_utf8(&mut buf[1..]).len();
         buf[0] = b'x';
         buf[1 + len] = b'y';
-        assert!(utf8kit::validate(&buf[1..1 + len]).is_ok(), "U+{:04X}", c as u32);
-        assert!(utf8kit::validate(&buf[..2 + len]).is_ok(), "U+{:04X}", c as u32);
+        assert!(
+            utf8kit::validate(&buf[1..1 + len]).is_ok(),
+            "U+{:04X}",
+            c as u32
+        );
+        assert!(
+            utf8kit::validate(&buf[..2 + len]).is_ok(),
+            "U+{:04X}",
+            c as u32
+        );
     }
 }
 
@@ -161,8 +190,22 @@ fn from_utf8_mut_reports_the_same_error() {
 /// multi-byte text, so the ASCII fast path's block boundaries are crossed.
 #[test]
 fn errors_at_every_offset_in_text() {
-    let texts = ["a".repeat(80), "é".repeat(40), "世".repeat(30), "😀".repeat(20), "aé世😀".repeat(8)];
-    let bad: &[&[u8]] = &[b"\xFF", b"\x80", b"\xC0\xAF", b"\xED\xA0\x80", b"\xF4\x90\x80\x80", b"\xE4\xB8", b"\xF0"];
+    let texts = [
+        "a".repeat(80),
+        "é".repeat(40),
+        "世".repeat(30),
+        "😀".repeat(20),
+        "aé世😀".repeat(8),
+    ];
+    let bad: &[&[u8]] = &[
+        b"\xFF",
+        b"\x80",
+        b"\xC0\xAF",
+        b"\xED\xA0\x80",
+        b"\xF4\x90\x80\x80",
+        b"\xE4\xB8",
+        b"\xF0",
+    ];
     for text in &texts {
         let bytes = text.as_bytes();
         for at in 0..=bytes.len() {
@@ -211,5 +254,36 @@ proptest! {
     #[test]
     fn agrees_with_core_on_mostly_ascii(input in proptest::collection::vec(prop_oneof![8 => 0u8..0x80, 1 => any::<u8>()], 0..4096)) {
         check(&input);
+    }
+}
+
+/// The scalar kernel checks 8-byte words at a time; every short input must
+/// also be judged right when it sits across a word boundary inside longer
+/// ASCII or 2-byte text.
+#[test]
+fn every_two_byte_input_at_every_word_position() {
+    for background in ["abcdefghijklmnopqrstuvwx", "абвгдежзийкл"] {
+        let background = background.as_bytes();
+        for at in 0..=16 {
+            for n in 0..=u16::MAX {
+                let mut input = background.to_vec();
+                input.splice(at..at, n.to_le_bytes());
+                check(&input);
+            }
+        }
+    }
+}
+
+#[test]
+fn every_three_byte_input_across_a_word_boundary() {
+    let background = b"abcdefghijklmnopqrstuvwx";
+    for at in [6, 7] {
+        let mut input = background.to_vec();
+        input.splice(at..at, [0, 0, 0]);
+        for n in 0..1u32 << 24 {
+            let [a, b, c, _] = n.to_le_bytes();
+            input[at..at + 3].copy_from_slice(&[a, b, c]);
+            check(&input);
+        }
     }
 }

@@ -61,14 +61,6 @@ const fn is_continuation(b: u8) -> bool {
 }
 
 /// Validates `bytes`, returning the exact error on failure.
-///
-/// ```text
-/// i = 0
-/// loop:
-///   if bytes[i] is ASCII: skip 16 bytes at a time while the block has no
-///                         high bit, then one byte at a time
-///   else: check one 2/3/4-byte sequence against the grammar, or go to error_at(i)
-/// ```
 pub(crate) fn validate(bytes: &[u8]) -> Result<(), Utf8Error> {
     match valid_prefix_len(bytes) {
         n if n == bytes.len() => Ok(()),
@@ -78,72 +70,111 @@ pub(crate) fn validate(bytes: &[u8]) -> Result<(), Utf8Error> {
 
 /// The length of the longest valid prefix that ends where the first invalid
 /// sequence starts (`bytes.len()` when all of it is valid).
+///
+/// ```text
+/// i = 0
+/// while i < len:
+///   for each 8-byte word from i, at a fixed stride:
+///     all ASCII:                     skip it, then 32 bytes per step while ASCII
+///     only ASCII, continuation bytes and 2-byte leads, each continuation
+///     right after a lead (the last lead's continuation may open the next
+///     word), no C0/C1:               skip it
+///     otherwise: step over its valid ASCII/2-byte prefix and stop
+///   one character the careful way; after a 3- or 4-byte character keep
+///   going while the next lead has the same length (CJK, emoji)
+///   on a bad sequence: return i
+/// ```
+///
+/// Why this shape: text in one script repeats the same sequence lengths.
+/// Latin is all-ASCII words; Cyrillic, Greek, Arabic and Hebrew mix 2-byte
+/// letters with ASCII spaces and punctuation, which the word loop checks
+/// eight bytes at a time with no branch that depends on where characters
+/// start (the stride is fixed, only a one-bit carry links two words); CJK
+/// and emoji are runs of 3- and 4-byte characters whose branches the CPU
+/// predicts well.
 #[inline]
 pub(crate) fn valid_prefix_len(bytes: &[u8]) -> usize {
     let len = bytes.len();
     let mut i = 0;
     while i < len {
-        let lead = bytes[i];
-        if lead < 0x80 {
-            // ASCII. One word tells how long the run is: a short run (a
-            // space between words of another script) is stepped over at
-            // once, a long one enters the block loop.
-            let Some(word) = load_u64(bytes, i) else {
-                i += 1;
-                continue;
-            };
-            let high = word & HIGH_BITS;
-            if high != 0 {
-                i += (high.trailing_zeros() / 8) as usize;
+        // `carry` is 0x80 when the previous word ended with a 2-byte lead,
+        // whose continuation byte is then the first byte of this word.
+        let mut carry = 0;
+        while let Some(word) = load_u64(bytes, i) {
+            if word & HIGH_BITS == 0 && carry == 0 {
+                i = skip_ascii_blocks(bytes, i + 8);
                 continue;
             }
+            let class = Classes::of(word);
+            let bad = (class.cont ^ ((class.lead2 << 8) | carry)) | class.overlong | class.long;
+            if bad != 0 {
+                if carry != 0 {
+                    // Back to the lead at the end of the previous word; the
+                    // careful path below takes it.
+                    i -= 1;
+                    carry = 0;
+                } else {
+                    i += class.valid_prefix();
+                }
+                break;
+            }
+            carry = (class.lead2 >> 56) & 0x80;
             i += 8;
-            while i + ASCII_BLOCK <= len {
-                let block = &bytes[i..i + ASCII_BLOCK];
-                let mut any = 0;
-                for word in block.chunks_exact(8) {
-                    any |= u64::from_le_bytes(word.try_into().unwrap());
-                }
-                if any & HIGH_BITS != 0 {
-                    break;
-                }
-                i += ASCII_BLOCK;
-            }
-            continue;
         }
-        // Multi-byte sequence. The length is predictable within a script,
-        // so these branches are cheap; each arm checks its bytes with as
-        // few comparisons as possible.
+        if carry != 0 {
+            // Out of whole words right after a lead.
+            i -= 1;
+        }
+        // One character the careful way.
+        let Some(&lead) = bytes.get(i) else { break };
         let rest = &bytes[i..];
         match lead {
+            0x00..=0x7F => i += 1,
             0xC2..=0xDF => {
-                // Scripts written with 2-byte characters (Cyrillic, Greek,
-                // Arabic, Hebrew) come in runs: check four characters per
-                // 8-byte word while the run lasts.
-                let start = i;
-                while let Some(word) = load_u64(bytes, i) {
-                    if bad_two_byte_lanes(word) != 0 {
-                        break;
-                    }
-                    i += 8;
-                }
-                if i != start {
-                    continue;
-                }
-                // A short run: one character at a time.
                 if rest.len() < 2 || !is_continuation(rest[1]) {
                     return i;
                 }
                 i += 2;
             }
-            0xE0..=0xEF => {
-                if rest.len() < 3 || !second_byte_ok(lead, rest[1]) || !is_continuation(rest[2]) {
+            0xE0..=0xEF => loop {
+                // Runs of 3-byte characters (CJK, Indic scripts, Hangul),
+                // possibly with one or two ASCII bytes between words: per
+                // 8-byte word, two characters, or one and its ASCII bytes.
+                while let Some(word) = load_u64(bytes, i) {
+                    let [lead0, second0, _, lead1, second1, ..] = word.to_le_bytes();
+                    if word & 0x00C0_C0F0 != 0x0080_80E0 || !second_byte_ok(lead0, second0) {
+                        break;
+                    }
+                    if word & 0xC0C0_F000_0000 == 0x8080_E000_0000 && second_byte_ok(lead1, second1)
+                    {
+                        i += 6;
+                    } else if lead1 < 0x80 {
+                        // One ASCII byte, or two (", " and ". ").
+                        i += 4 + (second1 < 0x80) as usize;
+                    } else {
+                        i += 3;
+                        break;
+                    }
+                }
+                if !matches!(bytes.get(i), Some(0xE0..=0xEF)) {
+                    break;
+                }
+                let rest = &bytes[i..];
+                if rest.len() < 3 || !second_byte_ok(rest[0], rest[1]) || !is_continuation(rest[2])
+                {
                     return i;
                 }
                 i += 3;
-            }
-            0xF0..=0xF4 => {
-                if rest.len() < 4 || !second_byte_ok(lead, rest[1]) {
+                match bytes.get(i) {
+                    Some(0xE0..=0xEF) => {}
+                    // A single space or mark between words.
+                    Some(0x00..=0x7F) if matches!(bytes.get(i + 1), Some(0xE0..=0xEF)) => i += 1,
+                    _ => break,
+                }
+            },
+            0xF0..=0xF4 => loop {
+                let rest = &bytes[i..];
+                if rest.len() < 4 || !second_byte_ok(rest[0], rest[1]) {
                     return i;
                 }
                 let tail = u16::from_le_bytes([rest[2], rest[3]]);
@@ -151,11 +182,85 @@ pub(crate) fn valid_prefix_len(bytes: &[u8]) -> usize {
                     return i;
                 }
                 i += 4;
-            }
+                if !matches!(bytes.get(i), Some(0xF0..=0xF4)) {
+                    break;
+                }
+            },
             _ => return i,
         }
     }
     len
+}
+
+/// Skips 32-byte blocks of ASCII starting at `i`; returns where the first
+/// block with a high bit (or the tail) begins.
+#[inline(always)]
+fn skip_ascii_blocks(bytes: &[u8], mut i: usize) -> usize {
+    while let Some(block) = bytes.get(i..i + ASCII_BLOCK) {
+        let mut any = 0;
+        for word in block.chunks_exact(8) {
+            any |= u64::from_le_bytes(word.try_into().unwrap());
+        }
+        if any & HIGH_BITS != 0 {
+            break;
+        }
+        i += ASCII_BLOCK;
+    }
+    i
+}
+
+/// The eight bytes of a word classified by their top three bits, each
+/// class a mask with bit 7 of every member byte set: continuation
+/// `10xxxxxx`, 2-byte lead `110xxxxx`, and "long" `111xxxxx` (3- and 4-byte
+/// leads, and bytes never valid); ASCII `0xxxxxxx` is what is left.
+struct Classes {
+    cont: u64,
+    lead2: u64,
+    long: u64,
+    /// 2-byte leads `C0`/`C1`, which could only encode ASCII.
+    overlong: u64,
+}
+
+impl Classes {
+    #[inline(always)]
+    const fn of(word: u64) -> Classes {
+        const LOW7: u64 = 0x7F7F_7F7F_7F7F_7F7F;
+        let bit7 = word & HIGH_BITS;
+        let bit6 = (word << 1) & HIGH_BITS;
+        let bit5 = (word << 2) & HIGH_BITS;
+        let lead2 = bit7 & bit6 & !bit5;
+        // `C0`/`C1` are the 2-byte leads with bits 1..=4 clear. Adding 0x7F
+        // to a byte holding at most 0x1E sets its top bit exactly when it is
+        // not zero, and never carries into the next byte.
+        let overlong = lead2 & !((word & 0x1E1E_1E1E_1E1E_1E1E) + LOW7);
+        Classes {
+            cont: bit7 & !bit6,
+            lead2,
+            long: bit7 & bit6 & bit5,
+            overlong,
+        }
+    }
+
+    /// How many bytes at the start of the word (which starts at a character
+    /// boundary) are complete, valid ASCII and 2-byte characters, stopping
+    /// before the first long byte or error; 0 lets the careful path decide.
+    #[inline(always)]
+    const fn valid_prefix(&self) -> usize {
+        // Bytes before the first long byte (8 if none).
+        let limit = self.long.trailing_zeros() / 8;
+        // Check those bytes and the one after them: a 2-byte lead right
+        // before a long byte shows up as a missing continuation there.
+        let region = u64::MAX >> 56u32.saturating_sub(8 * limit);
+        let bad = ((self.cont ^ (self.lead2 << 8)) | self.overlong) & region;
+        if bad != 0 {
+            0
+        } else if limit == 8 {
+            // A lead in the last byte has its continuation in the next word.
+            8 - (self.lead2 >> 63) as usize
+        } else {
+            limit as usize
+        }
+    }
 }
 
 /// Eight bytes at `i`, if there are eight.
@@ -163,26 +268,6 @@ pub(crate) fn valid_prefix_len(bytes: &[u8]) -> usize {
 fn load_u64(bytes: &[u8], i: usize) -> Option<u64> {
     let word = bytes.get(i..i + 8)?;
     Some(u64::from_le_bytes(word.try_into().unwrap()))
-}
-
-/// Splits `word` (eight bytes, little-endian) into four 16-bit lanes and
-/// returns a mask with bit 15 of each lane set when that lane is NOT one
-/// 2-byte character (a lead `C2..=DF` followed by a continuation byte).
-#[inline(always)]
-const fn bad_two_byte_lanes(word: u64) -> u64 {
-    const SHAPE_MASK: u64 = 0xC0E0_C0E0_C0E0_C0E0;
-    const SHAPE: u64 = 0x80C0_80C0_80C0_80C0;
-    const LOW15: u64 = 0x7FFF_7FFF_7FFF_7FFF;
-    const TOP: u64 = 0x8000_8000_8000_8000;
-    // Lanes whose bits differ from 110xxxxx 10xxxxxx.
-    let shape = (word & SHAPE_MASK) ^ SHAPE;
-    let bad_shape = (((shape & LOW15) + LOW15) | shape) & TOP;
-    // C0 and C1 are the 2-byte leads whose bits 1..=4 are all zero. Adding
-    // 0x7FFF to a lane holding at most 0x1E sets its top bit exactly when
-    // the lane is not zero, and never carries into the next lane.
-    let payload = word & 0x001E_001E_001E_001E;
-    let overlong = !(payload + LOW15) & TOP;
-    bad_shape | overlong
 }
 
 /// For each lead byte, the smallest allowed second byte and the width of the
@@ -284,7 +369,11 @@ pub(crate) fn error_at(bytes: &[u8], at: usize) -> Utf8Error {
 #[inline(never)]
 pub(crate) fn validate_from(bytes: &[u8], start: usize) -> Result<(), Utf8Error> {
     let n = start + valid_prefix_len(&bytes[start..]);
-    if n == bytes.len() { Ok(()) } else { Err(error_at(bytes, n)) }
+    if n == bytes.len() {
+        Ok(())
+    } else {
+        Err(error_at(bytes, n))
+    }
 }
 
 /// `error_at` was called on a valid sequence: a bug in the caller. Report it
@@ -311,7 +400,10 @@ mod tests {
                         assert_eq!(ours, Sequence::Valid(c, c.len_utf8()), "{input:02X?}");
                     }
                     Err(e) if e.valid_up_to() == 0 => {
-                        assert!(matches!(ours, Sequence::Invalid(len, _) if len == e.error_len()), "{input:02X?}")
+                        assert!(
+                            matches!(ours, Sequence::Invalid(len, _) if len == e.error_len()),
+                            "{input:02X?}"
+                        )
                     }
                     Err(_) => assert_eq!(ours, Sequence::Valid(a as char, 1)),
                 }
