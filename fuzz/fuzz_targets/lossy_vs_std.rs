@@ -1,0 +1,23 @@
+//! Lossy decoding and chunking agree with `String::from_utf8_lossy` and
+//! `<[u8]>::utf8_chunks`, and the DFA decoder gives the same replacements.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    let expected = String::from_utf8_lossy(data);
+    assert_eq!(utf8kit::decode_lossy(data), expected);
+
+    let ours: Vec<(&str, &[u8])> = utf8kit::utf8_chunks(data).map(|c| (c.valid(), c.invalid())).collect();
+    let std: Vec<(&str, &[u8])> = data.utf8_chunks().map(|c| (c.valid(), c.invalid())).collect();
+    assert_eq!(ours, std);
+
+    let mut via_dfa = String::new();
+    for item in utf8kit::dfa::decode(data) {
+        match item {
+            utf8kit::dfa::Decoded::Char(c) => via_dfa.push(c),
+            utf8kit::dfa::Decoded::Invalid(_) => via_dfa.push('\u{FFFD}'),
+        }
+    }
+    assert_eq!(via_dfa, expected);
+});
