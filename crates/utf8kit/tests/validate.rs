@@ -17,14 +17,14 @@ fn expected_kind(seq: &[u8], error_len: Option<usize>) -> Utf8ErrorKind {
         0xF8..=0xFF => return Utf8ErrorKind::InvalidByte,
         _ => {}
     }
-    if error_len == Some(1) {
-        if let Some(&second) = seq.get(1) {
-            match (lead, second) {
-                (0xE0, 0x80..=0x9F) | (0xF0, 0x80..=0x8F) => return Utf8ErrorKind::Overlong,
-                (0xED, 0xA0..=0xBF) => return Utf8ErrorKind::Surrogate,
-                (0xF4, 0x90..=0xBF) => return Utf8ErrorKind::OutOfRange,
-                _ => {}
-            }
+    if error_len == Some(1)
+        && let Some(&second) = seq.get(1)
+    {
+        match (lead, second) {
+            (0xE0, 0x80..=0x9F) | (0xF0, 0x80..=0x8F) => return Utf8ErrorKind::Overlong,
+            (0xED, 0xA0..=0xBF) => return Utf8ErrorKind::Surrogate,
+            (0xF4, 0x90..=0xBF) => return Utf8ErrorKind::OutOfRange,
+            _ => {}
         }
     }
     Utf8ErrorKind::Incomplete
