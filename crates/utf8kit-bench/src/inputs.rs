@@ -1,0 +1,511 @@
+//! Benchmark inputs: the lipsum corpus and two generated texts, each producible at any
+//! size in UTF-8 or UTF-16.
+//!
+//! A *family* is one text (a corpus file pair, generated ASCII, or a random mix of 1- to
+//! 4-byte characters). [`Family::utf8`] and [`Family::utf16`] build it at a requested
+//! size by repeating the content and cutting at a character boundary, so every input is
+//! valid and at most the requested size; [`Data`] stores it from a 64-byte boundary.
+//! Inputs are built when a row is measured and dropped afterwards, so a 64 MiB sweep
+//! never holds more than one input in memory.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// Environment variable that overrides the corpus location.
+pub const CORPUS_ENV: &str = "UTF8KIT_CORPUS";
+
+/// Seeds of the generated families; fixed so every run measures the same bytes.
+const ASCII_SEED: u64 = 0x0A5C_11A5_C11A_5C11;
+const RANDOM_SEED: u64 = 0x5EED_0F12_34AB_CDEF;
+
+/// Where a family comes from; summaries select their rows by it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// A file pair of the lipsum corpus (`NAME-Lipsum.utf8.txt` and `.utf16.txt`).
+    Lipsum,
+    /// Generated printable ASCII with spaces and newlines (never a NUL byte).
+    Ascii,
+    /// Generated random characters, uniformly 1, 2, 3 or 4 bytes long in UTF-8.
+    Random,
+}
+
+/// One benchmark text, producible at any size.
+pub struct Family {
+    /// Display name: the corpus file's language (`Arabic`, `Latin`…), `ASCII` or `random`.
+    pub name: String,
+    /// Where the text comes from.
+    pub kind: Kind,
+    source: Source,
+}
+
+enum Source {
+    /// Corpus content, repeated to size. Both forms hold the same text (`--check` verifies).
+    Corpus { utf8: Vec<u8>, utf16: Vec<u16> },
+    /// A deterministic character generator restarted from `seed` for every input.
+    Generated {
+        seed: u64,
+        next: fn(&mut Rng) -> char,
+    },
+}
+
+/// The code units of one input, in the encoding an operation consumes.
+pub enum Data {
+    /// UTF-8 bytes.
+    Utf8(Aligned<u8>),
+    /// UTF-16 code units in native byte order (BOM removed).
+    Utf16(Aligned<u16>),
+}
+
+impl Data {
+    /// Size in bytes, the numerator of every GB/s figure.
+    pub fn byte_len(&self) -> usize {
+        match self {
+            Data::Utf8(b) => b.len(),
+            Data::Utf16(u) => u.len() * 2,
+        }
+    }
+}
+
+/// Alignment of every input's first unit: a cache line. Every contender reads the same
+/// buffer either way, but a 64-byte-vector kernel on a misaligned buffer splits every load
+/// across two lines; fixing the alignment keeps that from varying with where the
+/// allocator put the input (malloc gives 16 bytes).
+pub const ALIGN: usize = 64;
+
+/// Units stored from a [`ALIGN`]-byte boundary (the buffer is over-allocated and the
+/// content shifted). Dereferences to the slice.
+pub struct Aligned<T> {
+    buf: Vec<T>,
+    start: usize,
+    len: usize,
+}
+
+impl<T: Copy + Default> From<&[T]> for Aligned<T> {
+    fn from(src: &[T]) -> Aligned<T> {
+        let pad = ALIGN / size_of::<T>();
+        let mut buf = vec![T::default(); src.len() + pad];
+        let start = buf.as_ptr().align_offset(ALIGN).min(pad);
+        buf[start..start + src.len()].copy_from_slice(src);
+        Aligned {
+            buf,
+            start,
+            len: src.len(),
+        }
+    }
+}
+
+impl<T: Copy + Default> From<Vec<T>> for Aligned<T> {
+    fn from(src: Vec<T>) -> Aligned<T> {
+        Aligned::from(src.as_slice())
+    }
+}
+
+impl<T> std::ops::Deref for Aligned<T> {
+    type Target = [T];
+
+    fn deref(&self) -> &[T] {
+        &self.buf[self.start..self.start + self.len]
+    }
+}
+
+/// The encoding an operation reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Encoding {
+    /// UTF-8 bytes.
+    Utf8,
+    /// UTF-16 code units, native byte order.
+    Utf16,
+}
+
+impl Family {
+    /// The text as UTF-8, at most `size` bytes, cut at a character boundary.
+    pub fn utf8(&self, size: usize) -> Vec<u8> {
+        match &self.source {
+            Source::Corpus { utf8, .. } => {
+                let mut out = repeat_to(utf8, size);
+                // The repeated text is valid UTF-8, so only the last character can be cut.
+                if let Some(lead) = out.iter().rposition(|&b| b & 0xC0 != 0x80)
+                    && lead + utf8_len(out[lead]) > out.len()
+                {
+                    out.truncate(lead);
+                }
+                out
+            }
+            Source::Generated { seed, next } => {
+                let mut rng = Rng::new(*seed);
+                let mut out = Vec::with_capacity(size);
+                let mut buf = [0u8; 4];
+                loop {
+                    let c = next(&mut rng).encode_utf8(&mut buf).as_bytes();
+                    if out.len() + c.len() > size {
+                        return out;
+                    }
+                    out.extend_from_slice(c);
+                }
+            }
+        }
+    }
+
+    /// The text as UTF-16, at most `size` bytes (`size / 2` units), never ending in half
+    /// of a surrogate pair.
+    pub fn utf16(&self, size: usize) -> Vec<u16> {
+        let units = size / 2;
+        match &self.source {
+            Source::Corpus { utf16, .. } => {
+                let mut out = repeat_to(utf16, units);
+                if out.last().is_some_and(|u| (0xD800..0xDC00).contains(u)) {
+                    out.pop();
+                }
+                out
+            }
+            Source::Generated { seed, next } => {
+                let mut rng = Rng::new(*seed);
+                let mut out = Vec::with_capacity(units);
+                let mut buf = [0u16; 2];
+                loop {
+                    let c = next(&mut rng).encode_utf16(&mut buf);
+                    if out.len() + c.len() > units {
+                        return out;
+                    }
+                    out.extend_from_slice(c);
+                }
+            }
+        }
+    }
+
+    /// The text in `encoding` at `size` bytes.
+    pub fn data(&self, encoding: Encoding, size: usize) -> Data {
+        match encoding {
+            Encoding::Utf8 => Data::Utf8(self.utf8(size).into()),
+            Encoding::Utf16 => Data::Utf16(self.utf16(size).into()),
+        }
+    }
+
+    /// For corpus families: whether the UTF-16 file holds the same text as the UTF-8 file.
+    /// `None` for generated families (both forms come from one generator).
+    pub fn corpus_forms_agree(&self) -> Option<bool> {
+        match &self.source {
+            Source::Corpus { utf8, utf16 } => {
+                Some(utf8.as_slice() == String::from_utf16_lossy(utf16).as_bytes())
+            }
+            Source::Generated { .. } => None,
+        }
+    }
+}
+
+/// Every family: the corpus files in name order, then the generated ones.
+pub fn families(corpus: &Path) -> Result<Vec<Family>, String> {
+    let mut out = load_corpus(corpus)?;
+    out.extend(generated_families());
+    Ok(out)
+}
+
+/// The generated families, `ASCII` and `random` (they need no corpus).
+pub fn generated_families() -> Vec<Family> {
+    vec![
+        Family {
+            name: "ASCII".into(),
+            kind: Kind::Ascii,
+            source: Source::Generated {
+                seed: ASCII_SEED,
+                next: ascii_char,
+            },
+        },
+        Family {
+            name: "random".into(),
+            kind: Kind::Random,
+            source: Source::Generated {
+                seed: RANDOM_SEED,
+                next: random_char,
+            },
+        },
+    ]
+}
+
+/// The corpus directory: `$UTF8KIT_CORPUS`, else the nearest `shared/corpus/lipsum` beside
+/// the workspace root or one of its ancestors (the main checkout has `shared/` beside it;
+/// worktrees sit one level deeper).
+pub fn corpus_dir() -> Result<PathBuf, String> {
+    if let Some(dir) = std::env::var_os(CORPUS_ENV) {
+        return Ok(PathBuf::from(dir));
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    root.ancestors()
+        .skip(1)
+        .map(|dir| dir.join("shared/corpus/lipsum"))
+        .find(|dir| dir.is_dir())
+        .ok_or_else(|| {
+            format!(
+                "no shared/corpus/lipsum found beside {} or its ancestors; set {CORPUS_ENV}",
+                root.display()
+            )
+        })
+}
+
+/// Loads every `*.utf8.txt` with its `*.utf16.txt` twin.
+fn load_corpus(dir: &Path) -> Result<Vec<Family>, String> {
+    let read = |path: &Path| {
+        std::fs::read(path).map_err(|e| format!("{}: {e} (set {CORPUS_ENV})", path.display()))
+    };
+    let entries =
+        std::fs::read_dir(dir).map_err(|e| format!("{}: {e} (set {CORPUS_ENV})", dir.display()))?;
+    let mut out = Vec::new();
+    for entry in entries {
+        let path = entry.map_err(|e| format!("{}: {e}", dir.display()))?.path();
+        let Some(file) = path.file_name().and_then(|f| f.to_str()) else {
+            continue;
+        };
+        let Some(stem) = file.strip_suffix(".utf8.txt") else {
+            continue;
+        };
+        let utf8 = read(&path)?;
+        if let Err(e) = core::str::from_utf8(&utf8) {
+            return Err(format!("{}: not UTF-8 ({e})", path.display()));
+        }
+        let utf16 = decode_utf16_file(&read(&dir.join(format!("{stem}.utf16.txt")))?)
+            .map_err(|e| format!("{stem}.utf16.txt: {e}"))?;
+        if utf8.is_empty() || utf16.is_empty() {
+            return Err(format!("{stem}: empty corpus file"));
+        }
+        let name = stem.strip_suffix("-Lipsum").unwrap_or(stem).to_string();
+        out.push(Family {
+            name,
+            kind: Kind::Lipsum,
+            source: Source::Corpus { utf8, utf16 },
+        });
+    }
+    if out.is_empty() {
+        return Err(format!(
+            "{}: no *.utf8.txt files (set {CORPUS_ENV})",
+            dir.display()
+        ));
+    }
+    out.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(out)
+}
+
+/// UTF-16 file bytes to native units: the BOM picks the byte order and is removed; without
+/// a BOM the file is read as little-endian. Later U+FEFF characters are text and stay.
+fn decode_utf16_file(bytes: &[u8]) -> Result<Vec<u16>, String> {
+    if !bytes.len().is_multiple_of(2) {
+        return Err(format!("odd length {}", bytes.len()));
+    }
+    let (big_endian, body) = match bytes {
+        [0xFE, 0xFF, rest @ ..] => (true, rest),
+        [0xFF, 0xFE, rest @ ..] => (false, rest),
+        _ => (false, bytes),
+    };
+    Ok(body
+        .chunks_exact(2)
+        .map(|p| {
+            if big_endian {
+                u16::from_be_bytes([p[0], p[1]])
+            } else {
+                u16::from_le_bytes([p[0], p[1]])
+            }
+        })
+        .collect())
+}
+
+/// `unit` repeated and cut to exactly `len` elements (`unit` must not be empty).
+fn repeat_to<T: Copy>(unit: &[T], len: usize) -> Vec<T> {
+    let mut out = Vec::with_capacity(len);
+    while out.len() < len {
+        let take = (len - out.len()).min(unit.len());
+        out.extend_from_slice(&unit[..take]);
+    }
+    out
+}
+
+/// Length of the UTF-8 sequence a (valid) lead byte starts.
+fn utf8_len(lead: u8) -> usize {
+    match lead {
+        0x00..=0x7F => 1,
+        0xC0..=0xDF => 2,
+        0xE0..=0xEF => 3,
+        _ => 4,
+    }
+}
+
+/// Printable ASCII with a word-like distribution: mostly lowercase, some spaces, capitals,
+/// digits, punctuation and newlines.
+fn ascii_char(rng: &mut Rng) -> char {
+    const ALPHABET: &[u8] =
+        b"etaoinshrdlucmfwypvbgkjqxz etaoinshrdlu     ETAOINS0123,.;:!?'\"()-\n";
+    char::from(ALPHABET[rng.below(ALPHABET.len() as u64) as usize])
+}
+
+/// A random scalar value whose UTF-8 length is uniform over 1..=4 (surrogates redrawn).
+fn random_char(rng: &mut Rng) -> char {
+    let (lo, hi) = match rng.below(4) {
+        0 => (0x20, 0x7E),
+        1 => (0x80, 0x7FF),
+        2 => (0x800, 0xFFFF),
+        _ => (0x1_0000, 0x10_FFFF),
+    };
+    loop {
+        if let Some(c) = char::from_u32(lo + rng.below(u64::from(hi - lo + 1)) as u32) {
+            return c;
+        }
+    }
+}
+
+/// SplitMix64: tiny, fast, good enough to make text no branch predictor can memorise.
+pub struct Rng(u64);
+
+impl Rng {
+    /// A generator starting at `seed`.
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed)
+    }
+
+    /// The next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// A value in `0..n` (`n > 0`); the modulo bias is irrelevant here.
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next_u64() % n
+    }
+}
+
+/// A byte count as written on the command line and in tables: `64`, `1K`, `64M` (binary units).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Size(pub usize);
+
+impl Size {
+    /// Parses `64`, `1K`, `1k`, `64M`, `1G` (K = 1024).
+    pub fn parse(s: &str) -> Result<Size, String> {
+        let s = s.trim();
+        let (digits, unit) = match s.as_bytes().last() {
+            Some(b'k' | b'K') => (&s[..s.len() - 1], 1 << 10),
+            Some(b'm' | b'M') => (&s[..s.len() - 1], 1 << 20),
+            Some(b'g' | b'G') => (&s[..s.len() - 1], 1 << 30),
+            _ => (s, 1),
+        };
+        digits
+            .parse::<usize>()
+            .ok()
+            .and_then(|n| n.checked_mul(unit))
+            .map(Size)
+            .ok_or_else(|| format!("bad size {s:?} (expected e.g. 64, 1K, 64M)"))
+    }
+}
+
+impl fmt::Display for Size {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let n = self.0;
+        match n {
+            0 => write!(f, "0"),
+            _ if n.is_multiple_of(1 << 30) => write!(f, "{}G", n >> 30),
+            _ if n.is_multiple_of(1 << 20) => write!(f, "{}M", n >> 20),
+            _ if n.is_multiple_of(1 << 10) => write!(f, "{}K", n >> 10),
+            _ => write!(f, "{n}"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn generated(kind: Kind) -> Family {
+        generated_families()
+            .into_iter()
+            .find(|f| f.kind == kind)
+            .unwrap()
+    }
+
+    #[test]
+    fn corpus_cut_is_valid_and_at_most_size() {
+        let text = "aé€😀".repeat(3);
+        let utf16: Vec<u16> = text.encode_utf16().collect();
+        let fam = Family {
+            name: "t".into(),
+            kind: Kind::Lipsum,
+            source: Source::Corpus {
+                utf8: text.clone().into_bytes(),
+                utf16,
+            },
+        };
+        for size in 0..64 {
+            let b = fam.utf8(size);
+            assert!(b.len() <= size && size - b.len() < 4, "size {size}");
+            assert!(text.repeat(8).as_bytes().starts_with(&b));
+            let u = fam.utf16(size);
+            assert!(u.len() <= size / 2 && size / 2 - u.len() < 2);
+            assert!(String::from_utf16(&u).is_ok(), "size {size}");
+        }
+    }
+
+    #[test]
+    fn generated_text_is_valid_and_deterministic() {
+        for kind in [Kind::Ascii, Kind::Random] {
+            let fam = generated(kind);
+            let big = fam.utf8(1 << 16);
+            let text = core::str::from_utf8(&big).unwrap();
+            assert!(big.len() > (1 << 16) - 4);
+            assert!(big.starts_with(&fam.utf8(1000)));
+            assert_eq!(kind == Kind::Ascii, big.is_ascii());
+            assert!(!big.contains(&0));
+            let u = fam.utf16(1 << 16);
+            assert!(text.encode_utf16().collect::<Vec<_>>().starts_with(&u));
+        }
+        let lens = generated(Kind::Random).utf8(1 << 16);
+        let s = core::str::from_utf8(&lens).unwrap();
+        for n in 1..=4 {
+            let count = s.chars().filter(|c| c.len_utf8() == n).count();
+            assert!(count > 2000, "{n}-byte chars: {count}");
+        }
+    }
+
+    #[test]
+    fn aligned_copies_start_on_a_cache_line() {
+        for len in [0, 1, 63, 64, 1000] {
+            let src: Vec<u8> = (0..len).map(|i| i as u8).collect();
+            let a = Aligned::from(src.as_slice());
+            assert_eq!(&a[..], &src[..]);
+            assert_eq!(a.as_ptr() as usize % ALIGN, 0);
+            let units: Vec<u16> = (0..len as u16).collect();
+            let a = Aligned::from(units.as_slice());
+            assert_eq!(&a[..], &units[..]);
+            assert_eq!(a.as_ptr() as usize % ALIGN, 0);
+        }
+    }
+
+    #[test]
+    fn utf16_bom_is_decoded() {
+        assert_eq!(
+            decode_utf16_file(&[0xFF, 0xFE, 0x41, 0x00]).unwrap(),
+            [0x41]
+        );
+        assert_eq!(
+            decode_utf16_file(&[0xFE, 0xFF, 0x00, 0x41]).unwrap(),
+            [0x41]
+        );
+        assert_eq!(decode_utf16_file(&[0x41, 0x00]).unwrap(), [0x41]);
+        assert!(decode_utf16_file(&[0x41]).is_err());
+    }
+
+    #[test]
+    fn sizes_round_trip() {
+        for (s, n) in [
+            ("64", 64),
+            ("1K", 1024),
+            ("64k", 65536),
+            ("1M", 1 << 20),
+            ("64M", 64 << 20),
+        ] {
+            assert_eq!(Size::parse(s), Ok(Size(n)));
+        }
+        assert_eq!(Size(1 << 20).to_string(), "1M");
+        assert_eq!(Size(65543).to_string(), "65543");
+        assert!(Size::parse("x").is_err());
+        assert!(Size::parse("").is_err());
+    }
+}
