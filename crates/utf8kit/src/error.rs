@@ -191,7 +191,6 @@ impl Utf8Error {
 
     /// The same error, moved `by` bytes further into a larger input.
     #[inline]
-    #[allow(dead_code)] // used by the streaming validator
     pub(crate) const fn offset_by(self, by: usize) -> Self {
         Utf8Error {
             valid_up_to: self.valid_up_to + by,

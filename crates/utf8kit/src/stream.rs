@@ -1,1 +1,338 @@
-//! (to be written)
+//! Streaming: validate or decode input that arrives in chunks of any size.
+//!
+//! Whatever the chunking (one byte at a time, or one chunk that holds it
+//! all), the result is the one-shot result: the same errors with offsets
+//! counted from the start of the stream, the same text. Between chunks at
+//! most 3 bytes are kept (the start of a character cut by the chunk's end);
+//! everything else is validated in place by the fast validator.
+//!
+//! ```
+//! use utf8kit::stream::StreamValidator;
+//!
+//! let mut v = StreamValidator::new();
+//! v.feed(b"caf\xC3").unwrap(); // 'é' is cut in two...
+//! v.feed(b"\xA9 ok").unwrap(); // ...and completed here
+//! assert_eq!(v.finish(), Ok(8));
+//! ```
+
+#[cfg(feature = "alloc")]
+use alloc::string::String;
+
+use crate::{Utf8Error, Utf8ErrorKind};
+
+/// What the chunk engine reports as it goes.
+trait Sink {
+    /// A run of valid text.
+    fn valid(&mut self, text: &str);
+    /// An invalid sequence (lossy mode only).
+    fn replaced(&mut self);
+}
+
+/// Ignores everything: validation only.
+struct Discard;
+
+impl Sink for Discard {
+    fn valid(&mut self, _: &str) {}
+    fn replaced(&mut self) {}
+}
+
+/// The width of a character from its lead byte, for leads that can start
+/// a valid sequence.
+fn char_width(lead: u8) -> usize {
+    match lead {
+        0x00..=0x7F => 1,
+        0x80..=0xDF => 2,
+        0xE0..=0xEF => 3,
+        _ => 4,
+    }
+}
+
+/// The shared chunk engine: carries a cut character between chunks.
+#[derive(Clone, Debug, Default)]
+struct Engine {
+    /// The start of a character cut by the last chunk's end.
+    carry: [u8; 4],
+    carry_len: usize,
+    /// Absolute offset of `carry[0]`, or of the next chunk when there is no
+    /// carry.
+    base: usize,
+}
+
+impl Engine {
+    /// Runs one chunk. Strict mode (`lossy == false`) stops at the first
+    /// error and returns it; lossy mode reports it to the sink and goes on.
+    fn feed(&mut self, mut chunk: &[u8], lossy: bool, sink: &mut impl Sink) -> Result<(), Utf8Error> {
+        if self.carry_len > 0 {
+            // Settle the cut character with the few bytes that can finish it.
+            let take = chunk.len().min(3);
+            let mut joined = [0u8; 7];
+            joined[..self.carry_len].copy_from_slice(&self.carry[..self.carry_len]);
+            joined[self.carry_len..self.carry_len + take].copy_from_slice(&chunk[..take]);
+            let joined = &joined[..self.carry_len + take];
+            let (valid, error) = crate::validate::split_valid(joined);
+            let unit = match error {
+                Some(e) if valid.is_empty() => match e.error_len() {
+                    // Still cut: the chunk held only a byte or two.
+                    None => {
+                        self.carry[self.carry_len..self.carry_len + take].copy_from_slice(&chunk[..take]);
+                        self.carry_len += take;
+                        return Ok(());
+                    }
+                    Some(n) if lossy => {
+                        sink.replaced();
+                        n
+                    }
+                    Some(_) => return Err(e.offset_by(self.base)),
+                },
+                _ => {
+                    let n = char_width(joined[0]);
+                    sink.valid(valid.get(..n).unwrap_or_default());
+                    n
+                }
+            };
+            // A maximal subpart covers the whole carry, so `unit` ends in
+            // the chunk.
+            chunk = chunk.get(unit - self.carry_len..).unwrap_or_default();
+            self.base += unit;
+            self.carry_len = 0;
+        }
+        loop {
+            let (valid, error) = crate::validate::split_valid(chunk);
+            sink.valid(valid);
+            let Some(err) = error else {
+                self.base += chunk.len();
+                return Ok(());
+            };
+            let rest = &chunk[valid.len()..];
+            match err.error_len() {
+                None => {
+                    // The chunk ends inside a character: keep its start.
+                    self.base += valid.len();
+                    self.carry[..rest.len()].copy_from_slice(rest);
+                    self.carry_len = rest.len();
+                    return Ok(());
+                }
+                Some(n) if lossy => {
+                    sink.replaced();
+                    self.base += valid.len() + n;
+                    chunk = &rest[n..];
+                }
+                Some(_) => return Err(err.offset_by(self.base)),
+            }
+        }
+    }
+
+    /// The error for a character still cut when the input ends.
+    fn finish(&mut self) -> Option<Utf8Error> {
+        if self.carry_len == 0 {
+            return None;
+        }
+        self.carry_len = 0;
+        Some(Utf8Error::new(self.base, None, Utf8ErrorKind::Incomplete))
+    }
+}
+
+/// Validates a stream: feed chunks, then [`finish`](Self::finish).
+///
+/// Errors carry absolute offsets and are sticky: after the first, every
+/// call returns it again.
+///
+/// ```
+/// use utf8kit::stream::StreamValidator;
+///
+/// let mut v = StreamValidator::new();
+/// v.feed(b"0123456789").unwrap();
+/// let err = v.feed(b"ab\xC0\xAF").unwrap_err();
+/// assert_eq!(err.valid_up_to(), 12);
+/// assert_eq!(v.feed(b"more"), Err(err));
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct StreamValidator {
+    engine: Engine,
+    seen: usize,
+    error: Option<Utf8Error>,
+}
+
+impl StreamValidator {
+    /// A validator at the start of a stream.
+    pub fn new() -> StreamValidator {
+        StreamValidator::default()
+    }
+
+    /// Validates the next chunk.
+    ///
+    /// # Errors
+    ///
+    /// The first error of the stream, as [`crate::validate`] would report it
+    /// on the whole stream at once. A character cut by the end of a chunk is
+    /// not an error until [`finish`](Self::finish).
+    pub fn feed(&mut self, chunk: &[u8]) -> Result<(), Utf8Error> {
+        if let Some(err) = self.error {
+            return Err(err);
+        }
+        self.seen += chunk.len();
+        self.engine.feed(chunk, false, &mut Discard).inspect_err(|&e| self.error = Some(e))
+    }
+
+    /// Ends the stream and returns its length in bytes.
+    ///
+    /// # Errors
+    ///
+    /// The stream's first error, or an [`Incomplete`](Utf8ErrorKind::Incomplete)
+    /// error (with `error_len() == None`) if it ends inside a character.
+    ///
+    /// ```
+    /// let mut v = utf8kit::stream::StreamValidator::new();
+    /// v.feed(b"ok\xF0\x9F").unwrap();
+    /// let err = v.finish().unwrap_err();
+    /// assert_eq!((err.valid_up_to(), err.error_len()), (2, None));
+    /// ```
+    pub fn finish(&mut self) -> Result<usize, Utf8Error> {
+        if let Some(err) = self.error {
+            return Err(err);
+        }
+        if let Some(err) = self.engine.finish() {
+            self.error = Some(err);
+            return Err(err);
+        }
+        Ok(self.seen)
+    }
+
+    /// Bytes fed so far.
+    pub fn bytes_seen(&self) -> usize {
+        self.seen
+    }
+
+    /// Bytes known to be valid so far: everything fed, less a cut
+    /// character kept for the next chunk, or up to the first error.
+    pub fn valid_up_to(&self) -> usize {
+        match self.error {
+            Some(e) => e.valid_up_to(),
+            None => self.engine.base,
+        }
+    }
+}
+
+/// Appends valid text to a `String`, counting replacements.
+#[cfg(feature = "alloc")]
+struct Collect<'a> {
+    out: &'a mut String,
+    replacements: u64,
+}
+
+#[cfg(feature = "alloc")]
+impl Sink for Collect<'_> {
+    fn valid(&mut self, text: &str) {
+        self.out.push_str(text);
+    }
+    fn replaced(&mut self) {
+        self.out.push(char::REPLACEMENT_CHARACTER);
+        self.replacements += 1;
+    }
+}
+
+/// Decodes a stream strictly: valid text is appended to a `String` as it
+/// completes; the first error stops decoding.
+///
+/// ```
+/// use utf8kit::stream::StreamDecoder;
+///
+/// let mut d = StreamDecoder::new();
+/// let mut text = String::new();
+/// d.feed(b"\xE4\xB8", &mut text).unwrap();
+/// assert_eq!(text, "");            // 世 is not complete yet
+/// d.feed(b"\x96!", &mut text).unwrap();
+/// d.finish(&mut text).unwrap();
+/// assert_eq!(text, "世!");
+/// ```
+#[cfg(feature = "alloc")]
+#[derive(Clone, Debug, Default)]
+pub struct StreamDecoder {
+    validator: StreamValidator,
+}
+
+#[cfg(feature = "alloc")]
+impl StreamDecoder {
+    /// A decoder at the start of a stream.
+    pub fn new() -> StreamDecoder {
+        StreamDecoder::default()
+    }
+
+    /// Decodes the next chunk, appending the text it completes to `out`.
+    ///
+    /// # Errors
+    ///
+    /// As [`StreamValidator::feed`]; the text before the error has been
+    /// appended.
+    pub fn feed(&mut self, chunk: &[u8], out: &mut String) -> Result<(), Utf8Error> {
+        let v = &mut self.validator;
+        if let Some(err) = v.error {
+            return Err(err);
+        }
+        v.seen += chunk.len();
+        let mut sink = Collect { out, replacements: 0 };
+        v.engine.feed(chunk, false, &mut sink).inspect_err(|&e| v.error = Some(e))
+    }
+
+    /// Ends the stream. Nothing is left to append: complete characters were
+    /// appended by [`feed`](Self::feed).
+    ///
+    /// # Errors
+    ///
+    /// As [`StreamValidator::finish`].
+    pub fn finish(&mut self, _out: &mut String) -> Result<usize, Utf8Error> {
+        self.validator.finish()
+    }
+}
+
+/// Decodes a stream lossily: the output over any chunking equals
+/// `String::from_utf8_lossy` of the whole stream.
+///
+/// ```
+/// use utf8kit::stream::LossyStreamDecoder;
+///
+/// let mut d = LossyStreamDecoder::new();
+/// let mut text = String::new();
+/// for chunk in [&b"\xF0\x9F"[..], b"\x98", b"A"] {
+///     d.feed(chunk, &mut text);
+/// }
+/// d.finish(&mut text);
+/// assert_eq!(text, "\u{FFFD}A");
+/// assert_eq!(d.replacements(), 1);
+/// ```
+#[cfg(feature = "alloc")]
+#[derive(Clone, Debug, Default)]
+pub struct LossyStreamDecoder {
+    engine: Engine,
+    replacements: u64,
+}
+
+#[cfg(feature = "alloc")]
+impl LossyStreamDecoder {
+    /// A decoder at the start of a stream.
+    pub fn new() -> LossyStreamDecoder {
+        LossyStreamDecoder::default()
+    }
+
+    /// Decodes the next chunk, appending text (with U+FFFD for each invalid
+    /// sequence) to `out`.
+    pub fn feed(&mut self, chunk: &[u8], out: &mut String) {
+        let mut sink = Collect { out, replacements: 0 };
+        // Lossy mode never returns an error.
+        let _ = self.engine.feed(chunk, true, &mut sink);
+        self.replacements += sink.replacements;
+    }
+
+    /// Ends the stream: a character still cut becomes one U+FFFD.
+    pub fn finish(&mut self, out: &mut String) {
+        if self.engine.finish().is_some() {
+            out.push(char::REPLACEMENT_CHARACTER);
+            self.replacements += 1;
+        }
+    }
+
+    /// Replacement characters written so far.
+    pub fn replacements(&self) -> u64 {
+        self.replacements
+    }
+}

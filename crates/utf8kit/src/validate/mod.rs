@@ -47,6 +47,20 @@ pub fn is_valid(bytes: &[u8]) -> bool {
     scalar::valid_prefix_len(bytes) == bytes.len()
 }
 
+/// Validates `bytes` and returns its longest valid prefix as `&str`, with
+/// the error that ends it (if any). Lossy and streaming decoders are built
+/// on this: one pass of the fast validator, no second check of the prefix.
+#[inline]
+pub(crate) fn split_valid(bytes: &[u8]) -> (&str, Option<Utf8Error>) {
+    let (prefix, error) = match validate(bytes) {
+        Ok(()) => (bytes, None),
+        Err(e) => (bytes.get(..e.valid_up_to()).unwrap_or_default(), Some(e)),
+    };
+    // SAFETY: `validate` checked that `bytes[..valid_up_to]` (all of `bytes`
+    // when it returned Ok) is valid UTF-8.
+    (unsafe { core::str::from_utf8_unchecked(prefix) }, error)
+}
+
 /// Converts a byte slice to a string slice, like [`core::str::from_utf8`].
 ///
 /// # Errors

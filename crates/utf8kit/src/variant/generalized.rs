@@ -98,6 +98,7 @@ pub(crate) fn encode_as_pair(c: char, out: &mut [u8; 6]) -> usize {
 }
 
 /// Combines a surrogate pair.
+#[cfg(feature = "alloc")]
 pub(crate) fn combine(high: u32, low: u32) -> u32 {
     0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00)
 }

@@ -8,7 +8,9 @@
 #[cfg(feature = "alloc")]
 use alloc::{borrow::Cow, string::String, vec::Vec};
 
-use super::generalized::{self, Sequence};
+use super::generalized;
+#[cfg(feature = "alloc")]
+use super::generalized::Sequence;
 use super::{VariantError, VariantErrorKind};
 
 /// Finds the first WTF-8 error, if any.
