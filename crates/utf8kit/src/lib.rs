@@ -43,4 +43,5 @@ mod validate;
 pub mod variant;
 
 pub use error::{Utf8Error, Utf8ErrorKind};
+pub use validate::{Kernel, with_kernel};
 pub use validate::{from_utf8, from_utf8_mut, is_valid, validate};
