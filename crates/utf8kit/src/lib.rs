@@ -20,8 +20,9 @@
 //! # Crate features
 //!
 //! * `alloc` — functions that return `String`, `Vec` or `Cow`.
-//! * `std` (default, implies `alloc`) — `std::error::Error` integration and,
-//!   later, run-time CPU feature detection.
+//! * `std` (default, implies `alloc`) — `std::error::Error` integration and
+//!   run-time CPU feature detection (without it the SIMD kernel is chosen
+//!   from the compile-time target features).
 //!
 //! Without features the crate is `#![no_std]` and allocation-free.
 #![no_std]
@@ -46,4 +47,5 @@ pub use error::{Utf8Error, Utf8ErrorKind};
 #[cfg(feature = "alloc")]
 pub use lossy::{decode_lossy, decode_lossy_into};
 pub use lossy::{Utf8Chunk, Utf8Chunks, utf8_chunks};
+pub use validate::{Kernel, with_kernel};
 pub use validate::{from_utf8, from_utf8_mut, is_valid, validate};

@@ -4,10 +4,23 @@
 //! [`core::str::from_utf8`] accepts and, on failure, report the same
 //! `valid_up_to` and `error_len`, plus the class of the error
 //! ([`Utf8ErrorKind`](crate::Utf8ErrorKind)).
+//!
+//! They run the fastest [`Kernel`] the CPU supports, detected once; inputs
+//! shorter than [`SHORT`] go straight to the scalar kernel, which is faster
+//! than setting up vector registers for them.
 
+mod dispatch;
+mod kernel;
 pub(crate) mod scalar;
+#[cfg(target_arch = "x86_64")]
+mod simd;
+
+pub use kernel::{Kernel, with_kernel};
 
 use crate::error::Utf8Error;
+
+/// Inputs shorter than this are validated by the scalar kernel.
+const SHORT: usize = 24;
 
 /// Checks that `bytes` is valid UTF-8.
 ///
@@ -31,7 +44,11 @@ use crate::error::Utf8Error;
 /// ```
 #[inline]
 pub fn validate(bytes: &[u8]) -> Result<(), Utf8Error> {
-    scalar::validate(bytes)
+    if bytes.len() < SHORT {
+        return scalar::validate(bytes);
+    }
+    // SAFETY: `detected` only returns kernels the CPU supports.
+    unsafe { dispatch::validate(dispatch::detected(), bytes) }
 }
 
 /// Returns `true` if `bytes` is valid UTF-8.
@@ -44,7 +61,11 @@ pub fn validate(bytes: &[u8]) -> Result<(), Utf8Error> {
 /// ```
 #[inline]
 pub fn is_valid(bytes: &[u8]) -> bool {
-    scalar::valid_prefix_len(bytes) == bytes.len()
+    if bytes.len() < SHORT {
+        return scalar::valid_prefix_len(bytes) == bytes.len();
+    }
+    // SAFETY: `detected` only returns kernels the CPU supports.
+    unsafe { dispatch::is_valid(dispatch::detected(), bytes) }
 }
 
 /// Validates `bytes` and returns its longest valid prefix as `&str`, with

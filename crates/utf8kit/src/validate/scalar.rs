@@ -367,7 +367,6 @@ pub(crate) fn error_at(bytes: &[u8], at: usize) -> Utf8Error {
 /// this to resolve an error found somewhere after `start`.
 #[cold]
 #[inline(never)]
-#[allow(dead_code)] // used by the SIMD kernels
 pub(crate) fn validate_from(bytes: &[u8], start: usize) -> Result<(), Utf8Error> {
     let n = start + valid_prefix_len(&bytes[start..]);
     if n == bytes.len() {

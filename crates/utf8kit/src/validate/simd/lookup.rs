@@ -1,0 +1,671 @@
+//! The Keiser–Lemire "lookup" validation algorithm (seed 002), written once
+//! for any [`Vector`].
+//!
+//! Every byte is checked together with the one, two and three bytes before
+//! it. Most errors show in the first twelve bits of the pair
+//! (previous byte, current byte): the previous byte's two nibbles and the
+//! current byte's high nibble. Each nibble indexes a 16-entry table whose
+//! entries are sets of error classes, one bit per class (the constants
+//! below); a pair is in a class when all three tables list it, so the three
+//! lookups are ANDed. Bit 7 is not an error but "a continuation byte after a
+//! byte that is not a lead", which must happen exactly where the byte two
+//! back is a 3- or 4-byte lead or the byte three back is a 4-byte lead: XOR
+//! with that requirement (`must23`) and every remaining bit is an error.
+//!
+//! ```text
+//! error = 0; prev_input = 0; prev_lead34 = 0
+//! for each 64-byte block (the last one zero-padded):
+//!     if the OR of its bytes has no high bit:             # ASCII fast path
+//!         error |= prev_input > [.., FF, FF, EF, DF, BF]  # a lead cut off by ASCII
+//!         prev_input = 0; prev_lead34 = 0
+//!         continue
+//!     for each register `input` of the block:
+//!         prev1   = input one byte back, the gap filled from prev_input
+//!         classes = PREV_HIGH[prev1 >> 4] & PREV_LOW[prev1 & 15] & CUR_HIGH[input >> 4]
+//!         lead34  = (input >= 0xE0 || prev1 >= 0xF0) ? 0x80 : 0
+//!         must23  = lead34 two bytes back, the gap filled from prev_lead34
+//!         error  |= classes ^ must23
+//!         prev_input = input; prev_lead34 = lead34
+//! # the last bytes must not start a sequence they cannot finish
+//! error |= prev_input > [.., FF, FF, EF, DF, BF]          # lane-wise, unsigned
+//! valid = error == 0
+//! ```
+//!
+//! The comparisons are saturating subtractions: `byte -sat 0x60` has bit 7
+//! set exactly when `byte >= 0xE0` (`-sat 0x70`: `>= 0xF0`), and
+//! `input -sat max` is non-zero exactly where a byte exceeds `max`.
+//!
+//! Differences from the seed's pseudo-code, each for speed:
+//!
+//! * `must23` is `(prev2 >= 0xE0 || prev3 >= 0xF0)`; computing it as
+//!   `lead34` two bytes back needs one byte shift instead of two.
+//! * The seed flags "continuation after ASCII" as its own class. Here a
+//!   continuation after ASCII gets the same bit 7 as one after another
+//!   continuation; it is still caught, because `must23` can only be set
+//!   after an ASCII byte when that ASCII byte itself cut a 3- or 4-byte
+//!   sequence short, which is flagged one byte earlier. With that, every
+//!   byte below `C0` has the same previous-byte classes, and AVX-512
+//!   replaces the two previous-byte lookups with one 64-entry lookup of the
+//!   lead bytes ([`PREV_LEAD`]).
+//! * The "unfinished sequence" check runs only where it matters (before an
+//!   ASCII block and at the end), on the previous register.
+//!
+//! Two flavours share the loop: `is_valid` ORs errors over the whole input
+//! and tests once at the end; `validate` tests once per 1 KiB chunk and, on
+//! the first bad chunk, lets the scalar validator find the exact error (see
+//! [`locate`]).
+//!
+//! The tables are built from [`RULES`], one line per error class, and a unit
+//! test checks them against the UTF-8 grammar for every pair of bytes.
+//! (Seed 002's printed low-nibble table puts the surrogate class at nibble
+//! 11; the surrogate lead `ED` has low nibble 13, which is what is used
+//! here.)
+
+use super::Vector;
+use crate::error::Utf8Error;
+use crate::validate::scalar;
+
+/// A lead byte followed by a byte that is not a continuation byte.
+const TOO_SHORT: u8 = 1 << 0;
+/// `C0`/`C1` then a continuation byte.
+const OVERLONG_2: u8 = 1 << 1;
+/// `E0 80..=9F`.
+const OVERLONG_3: u8 = 1 << 2;
+/// `ED A0..=BF`.
+const SURROGATE: u8 = 1 << 3;
+/// `F4 90..=BF` and `F5..=FF 90..=BF`.
+const TOO_LARGE: u8 = 1 << 4;
+/// `F0 80..=8F` (overlong) and `F5..=FF 80..=8F` (too large): one class,
+/// since the two share the second byte's nibble.
+const F_THEN_8X: u8 = 1 << 5;
+/// A continuation byte after a byte that is not a lead (ASCII or another
+/// continuation byte): right exactly where a 3- or 4-byte character needs
+/// it (`must23`), an error anywhere else.
+const CONT_NO_LEAD: u8 = 1 << 7;
+
+/// The set of nibbles `lo..=hi`, as a 16-bit mask.
+const fn nibbles(lo: u8, hi: u8) -> u16 {
+    (u16::MAX >> (15 - hi)) & (u16::MAX << lo)
+}
+
+/// Every nibble.
+const ANY: u16 = u16::MAX;
+/// High nibbles of ASCII bytes.
+const ASCII: u16 = nibbles(0x0, 0x7);
+/// High nibbles of continuation bytes.
+const CONT: u16 = nibbles(0x8, 0xB);
+/// High nibbles of lead bytes (`C0..=FF`, valid or not).
+const LEAD: u16 = nibbles(0xC, 0xF);
+
+/// One error class as the nibble sets on which it holds: the pair
+/// (previous byte, current byte) is in the class when the previous byte's
+/// high nibble is in `prev_high`, its low nibble in `prev_low` and the
+/// current byte's high nibble in `cur_high`.
+struct Rule {
+    bit: u8,
+    prev_high: u16,
+    prev_low: u16,
+    cur_high: u16,
+}
+
+/// The error classes (seed 002's table, regrouped so that each is one
+/// product of nibble sets).
+#[rustfmt::skip]
+const RULES: [Rule; 7] = [
+    Rule { bit: TOO_SHORT, prev_high: LEAD, prev_low: ANY, cur_high: ASCII | LEAD },
+    Rule { bit: OVERLONG_2, prev_high: nibbles(0xC, 0xC), prev_low: nibbles(0x0, 0x1), cur_high: CONT },
+    Rule { bit: OVERLONG_3, prev_high: nibbles(0xE, 0xE), prev_low: nibbles(0x0, 0x0), cur_high: nibbles(0x8, 0x9) },
+    Rule { bit: SURROGATE, prev_high: nibbles(0xE, 0xE), prev_low: nibbles(0xD, 0xD), cur_high: nibbles(0xA, 0xB) },
+    Rule { bit: TOO_LARGE, prev_high: nibbles(0xF, 0xF), prev_low: nibbles(0x4, 0xF), cur_high: nibbles(0x9, 0xB) },
+    Rule { bit: F_THEN_8X, prev_high: nibbles(0xF, 0xF), prev_low: nibbles(0x0, 0x0) | nibbles(0x5, 0xF), cur_high: nibbles(0x8, 0x8) },
+    Rule { bit: CONT_NO_LEAD, prev_high: ASCII | CONT, prev_low: ANY, cur_high: CONT },
+];
+
+/// Which nibble a table is indexed by.
+#[derive(Clone, Copy)]
+enum Nibble {
+    PrevHigh,
+    PrevLow,
+    CurHigh,
+}
+
+/// Builds one of the three tables from [`RULES`]: entry `n` is the set of
+/// classes whose nibble set contains `n`.
+const fn build(which: Nibble) -> [u8; 16] {
+    let mut table = [0u8; 16];
+    let mut r = 0;
+    while r < RULES.len() {
+        let rule = &RULES[r];
+        let set = match which {
+            Nibble::PrevHigh => rule.prev_high,
+            Nibble::PrevLow => rule.prev_low,
+            Nibble::CurHigh => rule.cur_high,
+        };
+        let mut n = 0;
+        while n < 16 {
+            if set & (1 << n) != 0 {
+                table[n] |= rule.bit;
+            }
+            n += 1;
+        }
+        r += 1;
+    }
+    table
+}
+
+/// Indexed by the previous byte's high nibble.
+const PREV_HIGH: [u8; 16] = build(Nibble::PrevHigh);
+/// Indexed by the previous byte's low nibble.
+const PREV_LOW: [u8; 16] = build(Nibble::PrevLow);
+/// Indexed by the current byte's high nibble.
+const CUR_HIGH: [u8; 16] = build(Nibble::CurHigh);
+
+/// Both previous-byte tables in one, for lead bytes: entry `i` is
+/// `PREV_HIGH[0xC | i >> 4] & PREV_LOW[i & 15]`, the classes of the lead
+/// `0xC0 | i`. Every other byte has the classes [`CONT_NO_LEAD`], so one
+/// 64-entry lookup (`vpermb`) with a default covers all previous bytes.
+pub(super) const PREV_LEAD: [u8; 64] = {
+    let mut table = [0u8; 64];
+    let mut i = 0;
+    while i < 64 {
+        table[i] = PREV_HIGH[0xC | i >> 4] & PREV_LOW[i & 15];
+        i += 1;
+    }
+    table
+};
+
+/// The classes of every previous byte that is not a lead.
+pub(super) const NON_LEAD: u8 = CONT_NO_LEAD;
+
+/// The largest byte allowed in each of the last 64 lanes of an input: a
+/// 2-, 3- or 4-byte lead cannot be among the last 1, 2 or 3 bytes. A
+/// register of `LANES` bytes uses the last `LANES` entries.
+const MAX_AT_END: [u8; 64] = {
+    let mut max = [0xFF; 64];
+    max[61] = 0xEF;
+    max[62] = 0xDF;
+    max[63] = 0xBF;
+    max
+};
+
+/// Bytes per block: the unit of the ASCII fast path.
+const BLOCK: usize = 64;
+
+/// Bytes per chunk: `validate` tests the error bits once per chunk (and
+/// rescans at most one chunk with the scalar validator on failure).
+const CHUNK: usize = 16 * BLOCK;
+
+/// The constant registers, built once per call.
+struct Consts<V> {
+    prev_high: V,
+    prev_low: V,
+    cur_high: V,
+    /// `0xE0 - 0x80`: `byte -sat` this has bit 7 set iff `byte >= 0xE0`.
+    third: V,
+    /// `0xF0 - 0x80`: the same for `byte >= 0xF0`.
+    fourth: V,
+    high_bit: V,
+    max_at_end: V,
+}
+
+impl<V: Vector> Consts<V> {
+    /// # Safety
+    ///
+    /// * The CPU has `V`'s features.
+    #[inline(always)]
+    unsafe fn new() -> Self {
+        // SAFETY: the caller guarantees `V`'s features; `MAX_AT_END` has
+        // 64 >= LANES bytes, so the load at `64 - LANES` stays inside it.
+        unsafe {
+            Consts {
+                prev_high: V::table(&PREV_HIGH),
+                prev_low: V::table(&PREV_LOW),
+                cur_high: V::table(&CUR_HIGH),
+                third: V::splat(0xE0 - 0x80),
+                fourth: V::splat(0xF0 - 0x80),
+                high_bit: V::splat(0x80),
+                max_at_end: V::load(MAX_AT_END.as_ptr().add(64 - V::LANES)),
+            }
+        }
+    }
+}
+
+/// What carries from one register to the next.
+struct State<V> {
+    /// The previous register of input (zero after an ASCII block, which
+    /// checks the same way).
+    prev_input: V,
+    /// The previous register's `lead34` (see [`State::block`]).
+    prev_lead34: V,
+    /// Accumulated error bits.
+    error: V,
+}
+
+/// The registers of a 64-byte block of input. A trait with
+/// `#[inline(always)]` methods rather than closures, because closures are
+/// not reliably inlined into `#[target_feature]` functions.
+trait Block<V: Vector> {
+    /// Register `k < BLOCK / LANES`.
+    ///
+    /// # Safety
+    ///
+    /// * The CPU has `V`'s features.
+    unsafe fn reg(&self, k: usize) -> V;
+
+    /// Whether the block is all ASCII.
+    ///
+    /// # Safety
+    ///
+    /// * The CPU has `V`'s features.
+    #[inline(always)]
+    unsafe fn is_ascii(&self) -> bool {
+        // SAFETY: the caller guarantees `V`'s features.
+        unsafe {
+            let mut any = self.reg(0);
+            for k in 1..BLOCK / V::LANES {
+                any = any.or(self.reg(k));
+            }
+            any.is_ascii()
+        }
+    }
+}
+
+/// A block read straight from memory.
+struct Whole {
+    /// Invariant: `ptr..ptr + BLOCK` is readable.
+    ptr: *const u8,
+}
+
+impl<V: Vector> Block<V> for Whole {
+    #[inline(always)]
+    unsafe fn reg(&self, k: usize) -> V {
+        // SAFETY: `k * LANES + LANES <= BLOCK` bytes from `ptr` are readable
+        // (the invariant); the caller guarantees `V`'s features.
+        unsafe { V::load(self.ptr.add(k * V::LANES)) }
+    }
+}
+
+/// Two consecutive blocks ORed together, to test both for ASCII at once.
+struct Pair {
+    /// Invariant: `ptr..ptr + 2 * BLOCK` is readable.
+    ptr: *const u8,
+}
+
+impl<V: Vector> Block<V> for Pair {
+    #[inline(always)]
+    unsafe fn reg(&self, k: usize) -> V {
+        // SAFETY: both registers are inside `ptr..ptr + 2 * BLOCK` (the
+        // invariant); the caller guarantees `V`'s features.
+        unsafe {
+            let at = self.ptr.add(k * V::LANES);
+            V::load(at).or(V::load(at.add(BLOCK)))
+        }
+    }
+}
+
+/// The last `bytes.len() - from < BLOCK` bytes, zero-padded to a block.
+struct Tail<'a> {
+    bytes: &'a [u8],
+    from: usize,
+}
+
+impl<V: Vector> Block<V> for Tail<'_> {
+    #[inline(always)]
+    unsafe fn reg(&self, k: usize) -> V {
+        let rest = self.bytes.len() - self.from;
+        let at = k * V::LANES;
+        // SAFETY: only the `rest - at` bytes from `from + at`, which are
+        // inside `bytes`, are read, or with `load_end` the `LANES` bytes
+        // ending at the end of `bytes`, which has at least `LANES` bytes;
+        // the caller guarantees `V`'s features.
+        unsafe {
+            let ptr = self.bytes.as_ptr().add(self.from.min(self.bytes.len()));
+            if at >= rest {
+                V::zero()
+            } else if rest - at >= V::LANES {
+                V::load(ptr.add(at))
+            } else if self.bytes.len() >= V::LANES {
+                V::load_end(ptr.add(at), rest - at)
+            } else {
+                V::load_partial(ptr.add(at), rest - at)
+            }
+        }
+    }
+}
+
+impl<V: Vector> State<V> {
+    /// # Safety
+    ///
+    /// * The CPU has `V`'s features.
+    #[inline(always)]
+    unsafe fn new() -> Self {
+        // SAFETY: the caller guarantees `V`'s features.
+        unsafe {
+            State {
+                prev_input: V::zero(),
+                prev_lead34: V::zero(),
+                error: V::zero(),
+            }
+        }
+    }
+
+    /// Flags a sequence that the previous register left unfinished: call
+    /// before an ASCII block and at the end of input.
+    ///
+    /// # Safety
+    ///
+    /// * The CPU has `V`'s features.
+    #[inline(always)]
+    unsafe fn unfinished(&mut self, c: &Consts<V>) {
+        // SAFETY: the caller guarantees `V`'s features.
+        unsafe {
+            self.error = self.error.or(self.prev_input.saturating_sub(c.max_at_end));
+        }
+    }
+
+    /// Accounts for an all-ASCII block.
+    ///
+    /// # Safety
+    ///
+    /// * The CPU has `V`'s features.
+    #[inline(always)]
+    unsafe fn ascii_block(&mut self, c: &Consts<V>) {
+        // SAFETY: the caller guarantees `V`'s features.
+        unsafe {
+            self.unfinished(c);
+            // The next block sees ASCII before it, and zero checks the same
+            // way; no lead before it can need its bytes (that was just
+            // flagged).
+            self.prev_input = V::zero();
+            self.prev_lead34 = V::zero();
+        }
+    }
+
+    /// Checks a 64-byte block.
+    ///
+    /// `must23` (bit 7 where the byte two back is `>= 0xE0` or the byte
+    /// three back is `>= 0xF0`) is computed with one shift instead of two:
+    /// `lead34` has bit 7 where the byte itself is `>= 0xE0` or the byte
+    /// before it is `>= 0xF0`, and `must23` is `lead34` two bytes back.
+    ///
+    /// # Safety
+    ///
+    /// * The CPU has `V`'s features.
+    #[inline(always)]
+    unsafe fn block(&mut self, c: &Consts<V>, block: &impl Block<V>) {
+        for k in 0..BLOCK / V::LANES {
+            // SAFETY: the caller guarantees `V`'s features.
+            let input = unsafe { block.reg(k) };
+            // SAFETY: the caller guarantees `V`'s features.
+            unsafe {
+                let prev1 = input.prev1(self.prev_input);
+                let classes = prev1
+                    .lookup_prev(c.prev_high, c.prev_low)
+                    .and(input.lookup_high_nibble(c.cur_high));
+                let lead34 = input
+                    .saturating_sub(c.third)
+                    .or_and(prev1.saturating_sub(c.fourth), c.high_bit);
+                let must23 = lead34.prev2(self.prev_lead34);
+                self.error = self.error.or_xor(classes, must23);
+                self.prev_lead34 = lead34;
+            }
+            self.prev_input = input;
+        }
+    }
+
+    /// Checks the whole blocks of `bytes[from..to]`, skipping ASCII blocks
+    /// fast.
+    ///
+    /// # Safety
+    ///
+    /// * The CPU has `V`'s features.
+    /// * `from <= to <= bytes.len()` and `to - from` is a multiple of
+    ///   `BLOCK`.
+    #[inline(always)]
+    unsafe fn blocks(&mut self, c: &Consts<V>, bytes: &[u8], from: usize, to: usize) {
+        debug_assert!(from <= to && to <= bytes.len() && (to - from).is_multiple_of(BLOCK));
+        let ptr = bytes.as_ptr();
+        let mut i = from;
+        while i < to {
+            // SAFETY: `i + BLOCK <= to <= bytes.len()`: in bounds, and the
+            // block's bytes are readable.
+            let at = unsafe { ptr.add(i) };
+            let block = Whole { ptr: at };
+            // SAFETY: the caller guarantees `V`'s features.
+            if unsafe { Block::<V>::is_ascii(&block) } {
+                // SAFETY: as above.
+                unsafe { self.ascii_block(c) };
+                i += BLOCK;
+                // More ASCII, two blocks per step.
+                while to - i >= 2 * BLOCK {
+                    // SAFETY: `i + 2 * BLOCK <= to <= bytes.len()`: both
+                    // blocks are readable.
+                    let at = unsafe { ptr.add(i) };
+                    let pair = Pair { ptr: at };
+                    // SAFETY: as above.
+                    if !unsafe { Block::<V>::is_ascii(&pair) } {
+                        break;
+                    }
+                    i += 2 * BLOCK;
+                }
+            } else {
+                // SAFETY: as above.
+                unsafe { self.block(c, &block) };
+                i += BLOCK;
+            }
+        }
+    }
+
+    /// Checks the last `bytes.len() - from < BLOCK` bytes (if any) as a
+    /// zero-padded block, and the end of input.
+    ///
+    /// # Safety
+    ///
+    /// * The CPU has `V`'s features.
+    /// * `from <= bytes.len() < from + BLOCK`.
+    #[inline(always)]
+    unsafe fn tail(&mut self, c: &Consts<V>, bytes: &[u8], from: usize) {
+        debug_assert!(from <= bytes.len() && bytes.len() - from < BLOCK);
+        let tail = Tail { bytes, from };
+        // SAFETY: the caller guarantees `V`'s features.
+        unsafe {
+            if from < bytes.len() {
+                if Block::<V>::is_ascii(&tail) {
+                    self.ascii_block(c);
+                } else {
+                    self.block(c, &tail);
+                }
+            }
+            self.unfinished(c);
+        }
+    }
+
+    /// Whether no error was found so far.
+    ///
+    /// # Safety
+    ///
+    /// * The CPU has `V`'s features.
+    #[inline(always)]
+    unsafe fn ok(&self) -> bool {
+        // SAFETY: the caller guarantees `V`'s features.
+        unsafe { self.error.is_zero() }
+    }
+}
+
+/// Validates `bytes` with exact errors: the check runs chunk by chunk, and
+/// the first chunk whose check fails is handed to [`locate`].
+///
+/// # Safety
+///
+/// * The CPU has `V`'s features.
+#[inline(always)]
+pub(super) unsafe fn validate<V: Vector>(bytes: &[u8]) -> Result<(), Utf8Error> {
+    let len = bytes.len();
+    let whole = len - len % BLOCK;
+    // SAFETY: the caller guarantees `V`'s features, for this and every call
+    // below; the ranges passed satisfy `blocks`' and `tail`'s contracts
+    // (chunks of whole blocks up to `whole`, then the rest).
+    unsafe {
+        let c = Consts::<V>::new();
+        let mut st = State::<V>::new();
+        let mut from = 0;
+        while whole - from >= CHUNK {
+            st.blocks(&c, bytes, from, from + CHUNK);
+            if !st.ok() {
+                return locate(bytes, from);
+            }
+            from += CHUNK;
+        }
+        st.blocks(&c, bytes, from, whole);
+        st.tail(&c, bytes, whole);
+        if st.ok() { Ok(()) } else { locate(bytes, from) }
+    }
+}
+
+/// Whether `bytes` is valid UTF-8: the same check, with one test at the
+/// end.
+///
+/// # Safety
+///
+/// * The CPU has `V`'s features.
+#[inline(always)]
+pub(super) unsafe fn is_valid<V: Vector>(bytes: &[u8]) -> bool {
+    let len = bytes.len();
+    let whole = len - len % BLOCK;
+    // SAFETY: as in `validate`.
+    unsafe {
+        let c = Consts::<V>::new();
+        let mut st = State::<V>::new();
+        st.blocks(&c, bytes, 0, whole);
+        st.tail(&c, bytes, whole);
+        st.ok()
+    }
+}
+
+/// The exact error, given that the check first failed in the chunk
+/// starting at `block` (every lane before `block` passed).
+///
+/// Why the scalar rescan can start just before `block`: every invalid
+/// sequence is detected at one of its own bytes or at most three bytes after
+/// its start (a lead cut short by the byte after its last continuation), or
+/// by the end/ASCII check right after it. So `bytes[..block]` is valid UTF-8
+/// except perhaps for one unfinished sequence at its end, and the first
+/// error starts no earlier than that sequence's lead, which is the last
+/// non-continuation byte among the three before `block`. If those three are
+/// all continuation bytes, they end a 4-byte character and `block` itself is
+/// a character boundary.
+#[cold]
+#[inline(never)]
+fn locate(bytes: &[u8], block: usize) -> Result<(), Utf8Error> {
+    let start = (block.saturating_sub(3)..block)
+        .rev()
+        .find(|&j| bytes.get(j).is_some_and(|&b| (b as i8) >= -64))
+        .unwrap_or(block);
+    let result = scalar::validate_from(bytes, start);
+    debug_assert!(
+        result.is_err(),
+        "SIMD check failed at {block}, scalar found no error"
+    );
+    result
+}
+
+#[cfg(all(test, feature = "alloc"))]
+mod tests {
+    use super::*;
+    use alloc::vec;
+    use alloc::vec::Vec;
+
+    /// The classes the two previous-byte tables give `prev`.
+    fn prev_classes(prev: u8) -> u8 {
+        PREV_HIGH[usize::from(prev >> 4)] & PREV_LOW[usize::from(prev & 15)]
+    }
+
+    /// The classes the three tables give the pair (`prev`, `cur`).
+    fn pair_classes(prev: u8, cur: u8) -> u8 {
+        prev_classes(prev) & CUR_HIGH[usize::from(cur >> 4)]
+    }
+
+    /// Whether the pair `prev cur` occurs in some valid UTF-8 text, by the
+    /// `core::str::from_utf8` oracle: `prev` is either a character start or
+    /// follows a lead and up to two continuation bytes, and whatever `cur`
+    /// starts is completed with continuation bytes. Representatives stand
+    /// for the classes the grammar tells apart: leads `C2` (all of
+    /// `C2..=DF`), `E0`, `E1` (`E1..=EC`, `EE`, `EF`), `ED`, `F0`, `F1`
+    /// (`F1..=F3`), `F4`; continuation bytes `80`, `90`, `A0`, `BF`, which
+    /// cover the ranges of allowed second bytes.
+    fn pair_occurs(prev: u8, cur: u8) -> bool {
+        const LEADS: [u8; 7] = [0xC2, 0xE0, 0xE1, 0xED, 0xF0, 0xF1, 0xF4];
+        const CONTS: [u8; 4] = [0x80, 0x90, 0xA0, 0xBF];
+        let mut befores: Vec<Vec<u8>> = vec![vec![]];
+        for lead in LEADS {
+            befores.push(vec![lead]);
+            for a in CONTS {
+                befores.push(vec![lead, a]);
+                for b in CONTS {
+                    befores.push(vec![lead, a, b]);
+                }
+            }
+        }
+        let mut afters: Vec<Vec<u8>> = vec![vec![]];
+        for a in CONTS {
+            for k in 0..3 {
+                let mut v = vec![a];
+                v.extend(core::iter::repeat_n(0x80, k));
+                afters.push(v);
+            }
+        }
+        befores.iter().any(|before| {
+            afters.iter().any(|after| {
+                let mut text = before.clone();
+                text.extend([prev, cur]);
+                text.extend(after);
+                core::str::from_utf8(&text).is_ok()
+            })
+        })
+    }
+
+    #[test]
+    fn tables_flag_exactly_the_pairs_that_never_occur_in_utf8() {
+        for prev in 0..=255u8 {
+            for cur in 0..=255u8 {
+                let is_cont = |b: u8| b & 0xC0 == 0x80;
+                // The pair check sees only `cur`'s high nibble: a lead that
+                // can never be valid (`C0`, `C1`, `F5..=FF`) is caught with
+                // the byte after it, so here it counts as a valid lead with
+                // the same high nibble.
+                let cur_lead = match cur {
+                    0xC0 | 0xC1 => 0xC2,
+                    0xF5..=0xFF => 0xF4,
+                    _ => cur,
+                };
+                // A continuation byte after ASCII is left to `must23` (see
+                // the module docs).
+                let deferred = prev < 0x80 && is_cont(cur);
+                let errors = pair_classes(prev, cur) & !CONT_NO_LEAD;
+                assert_eq!(
+                    errors == 0,
+                    pair_occurs(prev, cur_lead) || deferred,
+                    "pair {prev:02X} {cur:02X}"
+                );
+                let cont_no_lead = pair_classes(prev, cur) & CONT_NO_LEAD != 0;
+                assert_eq!(
+                    cont_no_lead,
+                    prev < 0xC0 && is_cont(cur),
+                    "pair {prev:02X} {cur:02X}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn lead_table_agrees_with_the_nibble_tables() {
+        for prev in 0..=255u8 {
+            let expected = if prev >= 0xC0 {
+                PREV_LEAD[usize::from(prev & 63)]
+            } else {
+                NON_LEAD
+            };
+            assert_eq!(prev_classes(prev), expected, "{prev:02X}");
+        }
+    }
+}
