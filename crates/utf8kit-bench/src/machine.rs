@@ -4,14 +4,20 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 /// Description lines printed above the tables.
 ///
-/// TODO(kernel): once `utf8kit::Kernel` lands, add a line naming `Kernel::detected()` (the
-/// kernel `utf8kit::validate` dispatches to) and `Kernel::available()`.
 pub fn describe() -> Vec<String> {
     let cpus = std::thread::available_parallelism().map_or(0, |n| n.get());
     vec![
         format!("date: {} (UTC)", today()),
         format!("cpu: {}, {cpus} logical CPUs available", cpu_model()),
         format!("simd: {}", features()),
+        format!(
+            "utf8kit kernel: {} (available: {})",
+            utf8kit::Kernel::detected().name(),
+            utf8kit::Kernel::available()
+                .map(|k| k.name())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
     ]
 }
 

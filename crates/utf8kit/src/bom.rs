@@ -38,7 +38,13 @@ pub enum Bom {
 
 impl Bom {
     /// Every BOM, in the order [`sniff`] tries them (longest first).
-    pub const ALL: [Bom; 5] = [Bom::Utf32Le, Bom::Utf32Be, Bom::Utf8, Bom::Utf16Le, Bom::Utf16Be];
+    pub const ALL: [Bom; 5] = [
+        Bom::Utf32Le,
+        Bom::Utf32Be,
+        Bom::Utf8,
+        Bom::Utf16Le,
+        Bom::Utf16Be,
+    ];
 
     /// The mark's bytes.
     ///
@@ -91,7 +97,9 @@ impl Bom {
 /// assert_eq!(sniff(b"plain"), None);
 /// ```
 pub fn sniff(bytes: &[u8]) -> Option<Bom> {
-    Bom::ALL.into_iter().find(|bom| bytes.starts_with(bom.bytes()))
+    Bom::ALL
+        .into_iter()
+        .find(|bom| bytes.starts_with(bom.bytes()))
 }
 
 /// Splits a leading BOM off `bytes`.

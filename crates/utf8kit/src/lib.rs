@@ -44,8 +44,8 @@ mod validate;
 pub mod variant;
 
 pub use error::{Utf8Error, Utf8ErrorKind};
+pub use lossy::{Utf8Chunk, Utf8Chunks, utf8_chunks};
 #[cfg(feature = "alloc")]
 pub use lossy::{decode_lossy, decode_lossy_into};
-pub use lossy::{Utf8Chunk, Utf8Chunks, utf8_chunks};
 pub use validate::{Kernel, with_kernel};
 pub use validate::{from_utf8, from_utf8_mut, is_valid, validate};

@@ -61,7 +61,12 @@ struct Engine {
 impl Engine {
     /// Runs one chunk. Strict mode (`lossy == false`) stops at the first
     /// error and returns it; lossy mode reports it to the sink and goes on.
-    fn feed(&mut self, mut chunk: &[u8], lossy: bool, sink: &mut impl Sink) -> Result<(), Utf8Error> {
+    fn feed(
+        &mut self,
+        mut chunk: &[u8],
+        lossy: bool,
+        sink: &mut impl Sink,
+    ) -> Result<(), Utf8Error> {
         if self.carry_len > 0 {
             // Settle the cut character with the few bytes that can finish it.
             let take = chunk.len().min(3);
@@ -74,7 +79,8 @@ impl Engine {
                 Some(e) if valid.is_empty() => match e.error_len() {
                     // Still cut: the chunk held only a byte or two.
                     None => {
-                        self.carry[self.carry_len..self.carry_len + take].copy_from_slice(&chunk[..take]);
+                        self.carry[self.carry_len..self.carry_len + take]
+                            .copy_from_slice(&chunk[..take]);
                         self.carry_len += take;
                         return Ok(());
                     }
@@ -171,7 +177,9 @@ impl StreamValidator {
             return Err(err);
         }
         self.seen += chunk.len();
-        self.engine.feed(chunk, false, &mut Discard).inspect_err(|&e| self.error = Some(e))
+        self.engine
+            .feed(chunk, false, &mut Discard)
+            .inspect_err(|&e| self.error = Some(e))
     }
 
     /// Ends the stream and returns its length in bytes.
@@ -270,8 +278,13 @@ impl StreamDecoder {
             return Err(err);
         }
         v.seen += chunk.len();
-        let mut sink = Collect { out, replacements: 0 };
-        v.engine.feed(chunk, false, &mut sink).inspect_err(|&e| v.error = Some(e))
+        let mut sink = Collect {
+            out,
+            replacements: 0,
+        };
+        v.engine
+            .feed(chunk, false, &mut sink)
+            .inspect_err(|&e| v.error = Some(e))
     }
 
     /// Ends the stream. Nothing is left to append: complete characters were
@@ -317,7 +330,10 @@ impl LossyStreamDecoder {
     /// Decodes the next chunk, appending text (with U+FFFD for each invalid
     /// sequence) to `out`.
     pub fn feed(&mut self, chunk: &[u8], out: &mut String) {
-        let mut sink = Collect { out, replacements: 0 };
+        let mut sink = Collect {
+            out,
+            replacements: 0,
+        };
         // Lossy mode never returns an error.
         let _ = self.engine.feed(chunk, true, &mut sink);
         self.replacements += sink.replacements;

@@ -8,19 +8,29 @@ fn check(input: &[u8]) {
     let want = String::from_utf8_lossy(input);
     let got = utf8kit::decode_lossy(input);
     assert_eq!(got, want, "{input:02X?}");
-    assert_eq!(matches!(got, Cow::Borrowed(_)), matches!(want, Cow::Borrowed(_)));
+    assert_eq!(
+        matches!(got, Cow::Borrowed(_)),
+        matches!(want, Cow::Borrowed(_))
+    );
 
-    let ours: Vec<(&str, &[u8])> = utf8kit::utf8_chunks(input).map(|c| (c.valid(), c.invalid())).collect();
-    let std: Vec<(&str, &[u8])> = input.utf8_chunks().map(|c| (c.valid(), c.invalid())).collect();
+    let ours: Vec<(&str, &[u8])> = utf8kit::utf8_chunks(input)
+        .map(|c| (c.valid(), c.invalid()))
+        .collect();
+    let std: Vec<(&str, &[u8])> = input
+        .utf8_chunks()
+        .map(|c| (c.valid(), c.invalid()))
+        .collect();
     assert_eq!(ours, std, "{input:02X?}");
 
     // Each chunk's error is the one `validate` reports from where the chunk starts.
     let mut start = 0;
     for chunk in utf8kit::utf8_chunks(input) {
-        let whole = utf8kit::validate(&input[start..]).err().map(|e| {
-            (e.valid_up_to() + start, e.error_len(), e.kind())
-        });
-        let err = chunk.error().map(|e| (e.valid_up_to(), e.error_len(), e.kind()));
+        let whole = utf8kit::validate(&input[start..])
+            .err()
+            .map(|e| (e.valid_up_to() + start, e.error_len(), e.kind()));
+        let err = chunk
+            .error()
+            .map(|e| (e.valid_up_to(), e.error_len(), e.kind()));
         assert_eq!(err, whole, "{input:02X?}");
         start += chunk.valid().len() + chunk.invalid().len();
     }
@@ -28,7 +38,12 @@ fn check(input: &[u8]) {
     let mut appended = String::from("#");
     let n = utf8kit::decode_lossy_into(input, &mut appended);
     assert_eq!(appended[1..], *want);
-    assert_eq!(n, utf8kit::utf8_chunks(input).filter(|c| !c.invalid().is_empty()).count());
+    assert_eq!(
+        n,
+        utf8kit::utf8_chunks(input)
+            .filter(|c| !c.invalid().is_empty())
+            .count()
+    );
 }
 
 #[test]
@@ -49,7 +64,10 @@ fn every_input_of_up_to_three_bytes() {
 /// third and fourth (the exhaustive 4-byte sweep is in `validate.rs`).
 #[test]
 fn four_byte_leads_with_boundary_continuations() {
-    const EDGES: [u8; 16] = [0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC2, 0xE0, 0xF0, 0xF4, 0xF5, 0xFF];
+    const EDGES: [u8; 16] = [
+        0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC2, 0xE0, 0xF0, 0xF4, 0xF5,
+        0xFF,
+    ];
     for a in 0xF0..=0xF4u8 {
         for b in 0..=255u8 {
             for c in EDGES {

@@ -2,8 +2,8 @@
 //! way of cutting the input.
 
 use proptest::prelude::*;
-use utf8kit::stream::{LossyStreamDecoder, StreamDecoder, StreamValidator};
 use utf8kit::Utf8Error;
+use utf8kit::stream::{LossyStreamDecoder, StreamDecoder, StreamValidator};
 
 type Found = (usize, Option<usize>, utf8kit::Utf8ErrorKind);
 
@@ -44,7 +44,11 @@ fn check(chunks: &[&[u8]]) {
     let result = result.and_then(|()| d.finish(&mut text).map(|_| ()).map_err(key));
     assert_eq!(result, one_shot, "decoder over {chunks:02X?}");
     let valid_prefix = one_shot.map_or_else(|e| e.0, |()| whole.len());
-    assert_eq!(text.as_bytes(), &whole[..valid_prefix], "decoded text over {chunks:02X?}");
+    assert_eq!(
+        text.as_bytes(),
+        &whole[..valid_prefix],
+        "decoded text over {chunks:02X?}"
+    );
 
     let mut l = LossyStreamDecoder::new();
     let mut text = String::new();
@@ -54,7 +58,13 @@ fn check(chunks: &[&[u8]]) {
     l.finish(&mut text);
     let want = String::from_utf8_lossy(&whole);
     assert_eq!(text, want, "lossy over {chunks:02X?}");
-    assert_eq!(l.replacements() as usize, whole.utf8_chunks().filter(|c| !c.invalid().is_empty()).count());
+    assert_eq!(
+        l.replacements() as usize,
+        whole
+            .utf8_chunks()
+            .filter(|c| !c.invalid().is_empty())
+            .count()
+    );
 }
 
 fn every_split_in_two_and_one_byte_chunks(input: &[u8]) {
@@ -77,7 +87,9 @@ fn every_short_input_cut_everywhere() {
     // All 3-byte inputs whose lead starts a multi-byte sequence, cut anywhere.
     for a in 0xC0..=0xFFu8 {
         for b in 0..=255u8 {
-            for c in [0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xE0, 0xF0, 0xFF] {
+            for c in [
+                0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xE0, 0xF0, 0xFF,
+            ] {
                 every_split_in_two_and_one_byte_chunks(&[a, b, c]);
             }
         }
@@ -103,7 +115,10 @@ fn absolute_offsets_across_many_chunks() {
     v.feed(b"\xD0").unwrap();
     assert_eq!((v.bytes_seen(), v.valid_up_to()), (4001, 4000));
     let err = v.feed(b"x").unwrap_err();
-    assert_eq!(key(err), (4000, Some(1), utf8kit::Utf8ErrorKind::Incomplete));
+    assert_eq!(
+        key(err),
+        (4000, Some(1), utf8kit::Utf8ErrorKind::Incomplete)
+    );
 }
 
 proptest! {

@@ -2,8 +2,8 @@
 //! std's UTF-16 encoder, and the seed's worked examples.
 
 use proptest::prelude::*;
-use utf8kit::variant::{self, VariantError, VariantErrorKind};
 use utf8kit::Utf8ErrorKind;
+use utf8kit::variant::{self, VariantError, VariantErrorKind};
 
 /// A 16-bit unit as a 3-byte (or shorter) sequence, written out bit by bit.
 fn unit_bytes(unit: u16) -> Vec<u8> {
@@ -20,7 +20,10 @@ fn unit_bytes(unit: u16) -> Vec<u8> {
 }
 
 fn cesu8_reference(c: char) -> Vec<u8> {
-    c.encode_utf16(&mut [0; 2]).iter().flat_map(|&u| unit_bytes(u)).collect()
+    c.encode_utf16(&mut [0; 2])
+        .iter()
+        .flat_map(|&u| unit_bytes(u))
+        .collect()
 }
 
 fn all_chars() -> impl Iterator<Item = char> {
@@ -50,7 +53,11 @@ fn every_scalar_encodes_like_the_reference_and_round_trips() {
         assert_eq!(variant::from_cesu8(&want).unwrap(), s);
 
         let n = variant::encode_mutf8_char(c, &mut buf);
-        let want_java = if c == '\0' { vec![0xC0, 0x80] } else { want.clone() };
+        let want_java = if c == '\0' {
+            vec![0xC0, 0x80]
+        } else {
+            want.clone()
+        };
         assert_eq!(&buf[..n], want_java, "{c:?}");
         assert_eq!(&*variant::to_mutf8(&s), want_java);
         assert_eq!(variant::from_mutf8(&want_java).unwrap(), s);
@@ -64,21 +71,79 @@ fn every_scalar_encodes_like_the_reference_and_round_trips() {
 #[test]
 fn decoding_errors_name_the_offset_and_kind() {
     let cases: &[(&[u8], bool, usize, VariantErrorKind)] = &[
-        (b"ab\xF0\x9F\x98\x80", false, 2, VariantErrorKind::FourByteForm),
-        (b"ab\xF0\x9F\x98\x80", true, 2, VariantErrorKind::FourByteForm),
-        (b"a\xED\xA0\xBDb", false, 1, VariantErrorKind::UnpairedSurrogate),
-        (b"a\xED\xB8\x80", false, 1, VariantErrorKind::UnpairedSurrogate),
-        (b"\xED\xA0\xBD\xED\xA0\xBD", false, 0, VariantErrorKind::UnpairedSurrogate),
-        (b"x\xED\xA0\xBD", true, 1, VariantErrorKind::UnpairedSurrogate),
+        (
+            b"ab\xF0\x9F\x98\x80",
+            false,
+            2,
+            VariantErrorKind::FourByteForm,
+        ),
+        (
+            b"ab\xF0\x9F\x98\x80",
+            true,
+            2,
+            VariantErrorKind::FourByteForm,
+        ),
+        (
+            b"a\xED\xA0\xBDb",
+            false,
+            1,
+            VariantErrorKind::UnpairedSurrogate,
+        ),
+        (
+            b"a\xED\xB8\x80",
+            false,
+            1,
+            VariantErrorKind::UnpairedSurrogate,
+        ),
+        (
+            b"\xED\xA0\xBD\xED\xA0\xBD",
+            false,
+            0,
+            VariantErrorKind::UnpairedSurrogate,
+        ),
+        (
+            b"x\xED\xA0\xBD",
+            true,
+            1,
+            VariantErrorKind::UnpairedSurrogate,
+        ),
         (b"a\x00b", true, 1, VariantErrorKind::NulByte),
-        (b"a\xC0\x80", false, 1, VariantErrorKind::Malformed(Utf8ErrorKind::Overlong)),
-        (b"abc\xFF", true, 3, VariantErrorKind::Malformed(Utf8ErrorKind::InvalidByte)),
-        (b"\xE4\xB8", false, 0, VariantErrorKind::Malformed(Utf8ErrorKind::Incomplete)),
-        (b"\x80", true, 0, VariantErrorKind::Malformed(Utf8ErrorKind::UnexpectedContinuation)),
+        (
+            b"a\xC0\x80",
+            false,
+            1,
+            VariantErrorKind::Malformed(Utf8ErrorKind::Overlong),
+        ),
+        (
+            b"abc\xFF",
+            true,
+            3,
+            VariantErrorKind::Malformed(Utf8ErrorKind::InvalidByte),
+        ),
+        (
+            b"\xE4\xB8",
+            false,
+            0,
+            VariantErrorKind::Malformed(Utf8ErrorKind::Incomplete),
+        ),
+        (
+            b"\x80",
+            true,
+            0,
+            VariantErrorKind::Malformed(Utf8ErrorKind::UnexpectedContinuation),
+        ),
     ];
     for &(input, java, offset, kind) in cases {
-        let got = if java { variant::from_mutf8(input) } else { variant::from_cesu8(input) };
-        assert_eq!(got.unwrap_err(), VariantError { offset, kind }, "{input:02X?} java={java}");
+        let got = if java {
+            variant::from_mutf8(input)
+        } else {
+            variant::from_cesu8(input)
+        };
+        assert_eq!(
+            got.unwrap_err(),
+            VariantError { offset, kind },
+            "{input:02X?} java={java}"
+        );
     }
     // CESU-8 allows a raw zero byte; Modified UTF-8 does not.
     assert_eq!(variant::from_cesu8(b"a\0b").unwrap(), "a\0b");
@@ -88,20 +153,25 @@ fn decoding_errors_name_the_offset_and_kind() {
 fn mutf8_utf16_round_trip_for_every_unit() {
     for unit in 0..=u16::MAX {
         let bytes = variant::utf16_to_mutf8(&[unit]);
-        let want = if unit == 0 { vec![0xC0, 0x80] } else { unit_bytes(unit) };
+        let want = if unit == 0 {
+            vec![0xC0, 0x80]
+        } else {
+            unit_bytes(unit)
+        };
         assert_eq!(bytes, want);
         assert_eq!(variant::mutf8_to_utf16(&bytes).unwrap(), [unit]);
     }
     assert_eq!(
-        variant::mutf8_to_utf16(b"\xF0\x9F\x98\x80").unwrap_err().kind,
+        variant::mutf8_to_utf16(b"\xF0\x9F\x98\x80")
+            .unwrap_err()
+            .kind,
         VariantErrorKind::FourByteForm
     );
 }
 
 /// Valid WTF-8 of at most 3 bytes: valid UTF-8, or exactly one surrogate.
 fn wtf8_reference(bytes: &[u8]) -> bool {
-    core::str::from_utf8(bytes).is_ok()
-        || matches!(bytes, [0xED, 0xA0..=0xBF, 0x80..=0xBF])
+    core::str::from_utf8(bytes).is_ok() || matches!(bytes, [0xED, 0xA0..=0xBF, 0x80..=0xBF])
 }
 
 #[test]
@@ -113,7 +183,11 @@ fn is_valid_wtf8_on_every_short_input() {
             assert_eq!(variant::is_valid_wtf8(&[a, b]), wtf8_reference(&[a, b]));
             for c in 0..=255u8 {
                 let input = [a, b, c];
-                assert_eq!(variant::is_valid_wtf8(&input), wtf8_reference(&input), "{input:02X?}");
+                assert_eq!(
+                    variant::is_valid_wtf8(&input),
+                    wtf8_reference(&input),
+                    "{input:02X?}"
+                );
             }
         }
     }
@@ -127,12 +201,18 @@ fn wtf8_pairs_must_be_four_bytes() {
             assert!(!variant::is_valid_wtf8(&halves));
             assert_eq!(
                 variant::wtf8_to_utf16(&halves).unwrap_err(),
-                VariantError { offset: 0, kind: VariantErrorKind::SurrogatePairAsHalves }
+                VariantError {
+                    offset: 0,
+                    kind: VariantErrorKind::SurrogatePairAsHalves
+                }
             );
             // Low then high is two lone surrogates: fine.
             let reversed: Vec<u8> = [low, high].iter().flat_map(|&u| unit_bytes(u)).collect();
             assert!(variant::is_valid_wtf8(&reversed));
-            assert_eq!(variant::wtf8_from_utf16(&[high, low]), String::from_utf16(&[high, low]).unwrap().as_bytes());
+            assert_eq!(
+                variant::wtf8_from_utf16(&[high, low]),
+                String::from_utf16(&[high, low]).unwrap().as_bytes()
+            );
         }
     }
 }

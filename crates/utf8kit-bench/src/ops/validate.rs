@@ -123,34 +123,24 @@ pub fn operation() -> Operation {
 
 /// Per-kernel rows: every kernel the CPU has, forced.
 ///
-/// TODO(kernel): wire this once the SIMD branch lands `utf8kit::Kernel` (enum
-/// `Scalar`/`Sse42`/`Avx2`/`Avx512`, `Kernel::available() -> impl IntoIterator<Item = Kernel>`,
-/// `k.name() -> &str`, `k.validate(&[u8]) -> Option<Result<(), Utf8Error>>`,
-/// `k.is_valid(&[u8]) -> Option<bool>`, `None` when the CPU lacks the kernel). The body
-/// is then:
-///
-/// ```ignore
-/// utf8kit::Kernel::available()
-///     .into_iter()
-///     .flat_map(|k| {
-///         let full = Contender::utf8(format!("utf8kit {} validate", k.name()), k.name(), Role::Ours,
-///             move |b| match k.validate(b) {
-///                 Some(Ok(())) => b.len(),
-///                 Some(Err(e)) => e.valid_up_to(),
-///                 None => unreachable!("available() listed {}", k.name()),
-///             });
-///         let fast = Contender::utf8(format!("utf8kit {} is_valid", k.name()),
-///             format!("{} bool", k.name()), Role::Ours,
-///             move |b| verdict(k.is_valid(b).expect("available kernel"), b))
-///             .agreement(Agreement::Verdict);
-///         [full, fast]
-///     })
-///     .collect()
-/// ```
-///
-/// The scalar kernel is crate-private until then, so no per-kernel row exists yet.
+/// One `validate` row per kernel the CPU supports, each forced (the dispatched default is
+/// the `utf8kit validate` row). Kernels the CPU lacks are not listed by `available()`.
 fn kernel_contenders() -> Vec<Contender> {
-    Vec::new()
+    utf8kit::Kernel::available()
+        .map(|k| {
+            Contender::utf8(
+                format!("utf8kit {} validate", k.name()),
+                k.name(),
+                Role::Ours,
+                move |b| match k.validate(b) {
+                    Some(Ok(())) => b.len(),
+                    Some(Err(e)) => e.valid_up_to(),
+                    // `available()` listed it, so the CPU has it.
+                    None => INVALID,
+                },
+            )
+        })
+        .collect()
 }
 
 /// A memory-bandwidth reference: copies the input into a buffer that only grows (on the

@@ -83,10 +83,16 @@ pub(super) fn decode_with(bytes: &[u8], java: bool) -> Result<Cow<'_, str>, Vari
         match bytes.iter().position(|&b| b >= 0xF0 || (java && b == 0)) {
             None => return Ok(Cow::Borrowed(text)),
             Some(at) if bytes[at] == 0 => {
-                return Err(VariantError { offset: at, kind: VariantErrorKind::NulByte });
+                return Err(VariantError {
+                    offset: at,
+                    kind: VariantErrorKind::NulByte,
+                });
             }
             Some(at) => {
-                return Err(VariantError { offset: at, kind: VariantErrorKind::FourByteForm });
+                return Err(VariantError {
+                    offset: at,
+                    kind: VariantErrorKind::FourByteForm,
+                });
             }
         }
     }

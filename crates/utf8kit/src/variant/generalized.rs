@@ -31,7 +31,12 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<Sequence, Utf8ErrorKind> {
         return Err(Utf8ErrorKind::Incomplete);
     };
     let (len, min_second, max_second) = match lead {
-        0x00..=0x7F => return Ok(Sequence { value: u32::from(lead), len: 1 }),
+        0x00..=0x7F => {
+            return Ok(Sequence {
+                value: u32::from(lead),
+                len: 1,
+            });
+        }
         0x80..=0xBF => return Err(Utf8ErrorKind::UnexpectedContinuation),
         0xC0 | 0xC1 => return Err(Utf8ErrorKind::Overlong),
         0xC2..=0xDF => (2, 0x80, 0xBF),
@@ -114,13 +119,19 @@ mod tests {
                 for c in [0x00, 0x80, 0xBF, 0xC0] {
                     let input = [a, b, c, 0x80];
                     let ours = decode(&input);
-                    let is_surrogate = a == 0xED && b >= 0xA0 && b <= 0xBF && c & 0xC0 == 0x80;
-                    match core::str::from_utf8(&input).or_else(|e| {
-                        core::str::from_utf8(&input[..e.valid_up_to()])
-                    }) {
+                    let is_surrogate = a == 0xED && (0xA0..=0xBF).contains(&b) && c & 0xC0 == 0x80;
+                    match core::str::from_utf8(&input)
+                        .or_else(|e| core::str::from_utf8(&input[..e.valid_up_to()]))
+                    {
                         Ok(s) if !s.is_empty() => {
                             let ch = s.chars().next().unwrap();
-                            assert_eq!(ours, Ok(Sequence { value: ch as u32, len: ch.len_utf8() }));
+                            assert_eq!(
+                                ours,
+                                Ok(Sequence {
+                                    value: ch as u32,
+                                    len: ch.len_utf8()
+                                })
+                            );
                         }
                         _ if is_surrogate => {
                             let seq = ours.unwrap();

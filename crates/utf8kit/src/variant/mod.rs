@@ -31,4 +31,4 @@ pub use mutf8::encode_mutf8_char;
 pub use mutf8::{from_mutf8, mutf8_to_utf16, to_mutf8, utf16_to_mutf8};
 pub use wtf8::is_valid_wtf8;
 #[cfg(feature = "alloc")]
-pub use wtf8::{wtf8_from_utf16, wtf8_to_utf16, wtf8_to_utf8_lossy};
+pub use wtf8::{wtf8_from_utf16, wtf8_to_utf8_lossy, wtf8_to_utf16};

@@ -30,7 +30,10 @@ fn first_error(bytes: &[u8]) -> Option<VariantError> {
                 i += seq.len;
             }
             Err(kind) => {
-                return Some(VariantError { offset: i, kind: VariantErrorKind::Malformed(kind) });
+                return Some(VariantError {
+                    offset: i,
+                    kind: VariantErrorKind::Malformed(kind),
+                });
             }
         }
     }

@@ -1,0 +1,281 @@
+//! Streaming decoders and encoders between the CLI's encodings, pivoting
+//! through UTF-8 text. The byte work is done by the engine's one-shot
+//! functions; this module only cuts the stream where characters end.
+
+use std::fmt;
+
+use utf8kit::variant;
+
+use crate::encodings::Encoding;
+
+/// Why a strict conversion stopped.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConvertError {
+    /// Byte offset in the input (for decoding) or character index in the
+    /// text (for encoding).
+    pub at: u64,
+    /// True when `at` is a byte offset of the input.
+    pub in_input: bool,
+    /// What is wrong.
+    pub what: String,
+}
+
+impl fmt::Display for ConvertError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.in_input {
+            write!(f, "{} at byte {}", self.what, self.at)
+        } else {
+            write!(f, "{} (character {} of the text)", self.what, self.at)
+        }
+    }
+}
+
+/// Turns input bytes, chunk by chunk, into UTF-8 text.
+#[derive(Debug)]
+pub struct Decoder {
+    encoding: Encoding,
+    lossy: bool,
+    /// Bytes of a character cut by the previous chunk's end.
+    carry: Vec<u8>,
+    /// Absolute input offset of `carry[0]` (or of the next chunk).
+    offset: u64,
+    /// U+FFFD written in place of invalid input.
+    pub replacements: u64,
+}
+
+impl Decoder {
+    /// A decoder from `encoding`; `lossy` replaces errors with U+FFFD.
+    pub fn new(encoding: Encoding, lossy: bool) -> Decoder {
+        Decoder {
+            encoding,
+            lossy,
+            carry: Vec::new(),
+            offset: 0,
+            replacements: 0,
+        }
+    }
+
+    /// Decodes the next chunk (`last`: no more input follows), appending text
+    /// to `out`.
+    pub fn decode(
+        &mut self,
+        chunk: &[u8],
+        last: bool,
+        out: &mut String,
+    ) -> Result<(), ConvertError> {
+        let mut buf = std::mem::take(&mut self.carry);
+        buf.extend_from_slice(chunk);
+        let cut = if last {
+            buf.len()
+        } else {
+            self.encoding.complete_prefix(&buf)
+        };
+        let result = self.decode_complete(&buf[..cut], out);
+        self.offset += cut as u64;
+        buf.drain(..cut);
+        self.carry = buf;
+        result
+    }
+
+    fn error(&self, at: usize, what: impl Into<String>) -> ConvertError {
+        ConvertError {
+            at: self.offset + at as u64,
+            in_input: true,
+            what: what.into(),
+        }
+    }
+
+    fn decode_complete(&mut self, bytes: &[u8], out: &mut String) -> Result<(), ConvertError> {
+        match self.encoding {
+            Encoding::Utf8 => {
+                if self.lossy {
+                    self.replacements += utf8kit::decode_lossy_into(bytes, out) as u64;
+                } else {
+                    let text = utf8kit::from_utf8(bytes).map_err(|e| {
+                        self.error(e.valid_up_to(), format!("invalid UTF-8 ({})", e.kind()))
+                    })?;
+                    out.push_str(text);
+                }
+            }
+            Encoding::Latin1 => {
+                out.extend(bytes.iter().map(|&b| char::from(b)));
+            }
+            Encoding::Utf16Le | Encoding::Utf16Be => {
+                if !bytes.len().is_multiple_of(2) && !self.lossy {
+                    return Err(self.error(bytes.len() - 1, "odd trailing byte in UTF-16"));
+                }
+                let units: Vec<u16> = bytes
+                    .chunks_exact(2)
+                    .map(|p| match self.encoding {
+                        Encoding::Utf16Le => u16::from_le_bytes([p[0], p[1]]),
+                        _ => u16::from_be_bytes([p[0], p[1]]),
+                    })
+                    .collect();
+                if self.lossy {
+                    let before = out.len();
+                    out.push_str(&String::from_utf16_lossy(&units));
+                    self.replacements += count_new_replacements(&out[before..], &units);
+                    if !bytes.len().is_multiple_of(2) {
+                        out.push('\u{FFFD}');
+                        self.replacements += 1;
+                    }
+                } else {
+                    for (i, unit) in char::decode_utf16(units.iter().copied()).enumerate() {
+                        match unit {
+                            Ok(c) => out.push(c),
+                            Err(_) => {
+                                // `i` counts decoded items; find the unit index.
+                                let index = units_before(&units, i);
+                                return Err(self.error(index * 2, "unpaired surrogate in UTF-16"));
+                            }
+                        }
+                    }
+                }
+            }
+            Encoding::Utf32Le | Encoding::Utf32Be => {
+                for (i, p) in bytes.chunks(4).enumerate() {
+                    let value = match (self.encoding, p) {
+                        (Encoding::Utf32Le, &[a, b, c, d]) => {
+                            Some(u32::from_le_bytes([a, b, c, d]))
+                        }
+                        (_, &[a, b, c, d]) => Some(u32::from_be_bytes([a, b, c, d])),
+                        _ => None,
+                    };
+                    match value.and_then(char::from_u32) {
+                        Some(c) => out.push(c),
+                        None if self.lossy => {
+                            out.push('\u{FFFD}');
+                            self.replacements += 1;
+                        }
+                        None => {
+                            let what = match value {
+                                Some(v) => format!("U+{v:X} is not a Unicode scalar value"),
+                                None => "truncated UTF-32 code unit".to_owned(),
+                            };
+                            return Err(self.error(i * 4, what));
+                        }
+                    }
+                }
+            }
+            Encoding::Cesu8 | Encoding::Mutf8 => {
+                let mut rest = bytes;
+                let mut base = 0;
+                loop {
+                    let decoded = match self.encoding {
+                        Encoding::Cesu8 => variant::from_cesu8(rest),
+                        _ => variant::from_mutf8(rest),
+                    };
+                    match decoded {
+                        Ok(text) => {
+                            out.push_str(&text);
+                            break;
+                        }
+                        Err(e) if self.lossy => {
+                            let good = e.offset.min(rest.len());
+                            if let Ok(text) = match self.encoding {
+                                Encoding::Cesu8 => variant::from_cesu8(&rest[..good]),
+                                _ => variant::from_mutf8(&rest[..good]),
+                            } {
+                                out.push_str(&text);
+                            }
+                            out.push('\u{FFFD}');
+                            self.replacements += 1;
+                            let skip = (good + 1).min(rest.len());
+                            rest = &rest[skip..];
+                            base += skip;
+                            if rest.is_empty() {
+                                break;
+                            }
+                        }
+                        Err(e) => {
+                            return Err(self.error(
+                                base + e.offset,
+                                format!("invalid {}: {}", self.encoding, e.kind),
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The index of the code unit where the `item`-th decoded item starts.
+fn units_before(units: &[u16], item: usize) -> usize {
+    char::decode_utf16(units.iter().copied())
+        .take(item)
+        .map(|r| r.map_or(1, char::len_utf16))
+        .sum()
+}
+
+/// U+FFFD in decoded UTF-16 that did not come from a U+FFFD unit.
+fn count_new_replacements(text: &str, units: &[u16]) -> u64 {
+    let produced = text.matches('\u{FFFD}').count();
+    let genuine = units.iter().filter(|&&u| u == 0xFFFD).count();
+    produced.saturating_sub(genuine) as u64
+}
+
+/// Turns UTF-8 text into output bytes.
+#[derive(Debug)]
+pub struct Encoder {
+    encoding: Encoding,
+    lossy: bool,
+    /// Characters written as `?` because the encoding lacks them.
+    pub replacements: u64,
+    /// Characters encoded so far.
+    chars: u64,
+}
+
+impl Encoder {
+    /// An encoder to `encoding`; `lossy` writes `?` for characters Latin-1 lacks.
+    pub fn new(encoding: Encoding, lossy: bool) -> Encoder {
+        Encoder {
+            encoding,
+            lossy,
+            replacements: 0,
+            chars: 0,
+        }
+    }
+
+    /// Encodes `text`, appending to `out`.
+    pub fn encode(&mut self, text: &str, out: &mut Vec<u8>) -> Result<(), ConvertError> {
+        match self.encoding {
+            Encoding::Utf8 => out.extend_from_slice(text.as_bytes()),
+            Encoding::Utf16Le => text
+                .encode_utf16()
+                .for_each(|u| out.extend_from_slice(&u.to_le_bytes())),
+            Encoding::Utf16Be => text
+                .encode_utf16()
+                .for_each(|u| out.extend_from_slice(&u.to_be_bytes())),
+            Encoding::Utf32Le => text
+                .chars()
+                .for_each(|c| out.extend_from_slice(&u32::from(c).to_le_bytes())),
+            Encoding::Utf32Be => text
+                .chars()
+                .for_each(|c| out.extend_from_slice(&u32::from(c).to_be_bytes())),
+            Encoding::Cesu8 => out.extend_from_slice(&variant::to_cesu8(text)),
+            Encoding::Mutf8 => out.extend_from_slice(&variant::to_mutf8(text)),
+            Encoding::Latin1 => {
+                for (i, c) in text.chars().enumerate() {
+                    match u8::try_from(u32::from(c)) {
+                        Ok(b) => out.push(b),
+                        Err(_) if self.lossy => {
+                            out.push(b'?');
+                            self.replacements += 1;
+                        }
+                        Err(_) => {
+                            return Err(ConvertError {
+                                at: self.chars + i as u64,
+                                in_input: false,
+                                what: format!("U+{:04X} {c:?} has no Latin-1 form", u32::from(c)),
+                            });
+                        }
+                    }
+                }
+            }
+        }
+        self.chars += text.chars().count() as u64;
+        Ok(())
+    }
+}
