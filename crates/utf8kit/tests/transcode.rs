@@ -524,6 +524,30 @@ fn every_utf16_unit() {
     for u in 0..=u16::MAX {
         check_utf16(&[u]);
         check_utf16(&[0x41, 0x42, 0x43, 0x44, u, 0x45, 0x46, 0x47, 0x48]);
+        // Next to NULs, so that a unit is the only non-zero one of the
+        // four the ASCII fast path tests together.
+        check_utf16(&[u, 0, 0, 0]);
+        check_utf16(&[0, 0, 0, u, 0]);
+    }
+}
+
+/// Every byte and every 2-byte input at every position of a word of NULs
+/// and of a word of ASCII letters: the word-at-a-time paths must hand over
+/// to the per-character path at exactly the right byte.
+#[test]
+fn every_byte_pair_at_every_word_position() {
+    for fill in [0u8, b'a'] {
+        for pos in 0..9 {
+            for a in 0..=255u8 {
+                let mut v = vec![fill; 17];
+                v[pos] = a;
+                check_utf8_bytes(&v);
+                for b in [0x00, 0x41, 0x80, 0x9F, 0xA0, 0xBF, 0xC0] {
+                    v[pos + 1] = b;
+                    check_utf8_bytes(&v);
+                }
+            }
+        }
     }
 }
 
