@@ -1,0 +1,199 @@
+//! Output lengths and character counts, computed without converting.
+//!
+//! The byte-oriented counts read eight bytes per step as a `u64` and count
+//! bits: for a continuation byte (`10xxxxxx`) bit 7 is set and bit 6 clear,
+//! so `w & !(w << 1)` has bit 7 set in exactly those bytes (the shift moves
+//! each byte's bit 6 to its bit 7; bits crossing into the next byte land in
+//! bit 0, which the mask drops).
+
+use super::step::HIGH_BITS;
+
+/// Bit 7 set in each byte of `w` that is a continuation byte (`80..=BF`).
+#[inline(always)]
+const fn continuation_bits(w: u64) -> u64 {
+    w & !(w << 1) & HIGH_BITS
+}
+
+/// Bit 7 set in each byte of `w` that is `F0..=FF` (a 4-byte lead in valid
+/// UTF-8): bits 7, 6, 5 and 4 all set.
+#[inline(always)]
+const fn four_byte_lead_bits(w: u64) -> u64 {
+    w & (w << 1) & (w << 2) & (w << 3) & HIGH_BITS
+}
+
+/// The number of bytes that are not continuation bytes (`80..=BF`): the
+/// number of characters of valid UTF-8.
+#[inline]
+pub(super) fn count_non_continuation(bytes: &[u8]) -> usize {
+    let (words, tail) = bytes.as_chunks::<8>();
+    let mut continuation = 0;
+    for word in words {
+        continuation += continuation_bits(u64::from_le_bytes(*word)).count_ones() as usize;
+    }
+    for &b in tail {
+        continuation += usize::from(super::step::is_continuation(b));
+    }
+    bytes.len() - continuation
+}
+
+/// Counts the characters of `text`, like `text.chars().count()` but eight
+/// bytes per step: a character is any byte that is not a continuation byte.
+///
+/// # Example
+///
+/// ```
+/// use utf8kit::transcode::count_chars;
+///
+/// assert_eq!(count_chars("Grüße, 世界 😀"), "Grüße, 世界 😀".chars().count());
+/// assert_eq!(count_chars("😀"), 1);
+/// ```
+#[inline]
+pub fn count_chars(text: &str) -> usize {
+    count_non_continuation(text.as_bytes())
+}
+
+/// The number of UTF-16 code units the UTF-8 `bytes` convert to.
+///
+/// It counts one unit per byte that is not a continuation byte (`80..=BF`)
+/// and one more per byte `F0..=FF` (a 4-byte lead, which becomes a
+/// surrogate pair). For valid UTF-8 that is exactly the length of
+/// [`utf8_to_utf16`](super::utf8_to_utf16)'s output. For invalid input it is
+/// the same formula, an estimate that is neither the length of a lossy
+/// conversion nor a bound on it; the input is not validated.
+///
+/// # Example
+///
+/// ```
+/// use utf8kit::transcode::utf16_len_from_utf8;
+///
+/// let text = "a€😀";
+/// assert_eq!(utf16_len_from_utf8(text.as_bytes()), text.encode_utf16().count());
+/// assert_eq!(utf16_len_from_utf8(text.as_bytes()), 4);
+/// ```
+#[inline]
+pub fn utf16_len_from_utf8(bytes: &[u8]) -> usize {
+    let (words, tail) = bytes.as_chunks::<8>();
+    let mut continuation = 0;
+    let mut four = 0;
+    for word in words {
+        let w = u64::from_le_bytes(*word);
+        continuation += continuation_bits(w).count_ones() as usize;
+        four += four_byte_lead_bits(w).count_ones() as usize;
+    }
+    for &b in tail {
+        continuation += usize::from(super::step::is_continuation(b));
+        four += usize::from(b >= 0xF0);
+    }
+    bytes.len() - continuation + four
+}
+
+/// The number of UTF-8 bytes the UTF-16 `units` convert to, counting each
+/// unpaired surrogate as 3 bytes (U+FFFD).
+///
+/// That is the length of [`utf16_to_utf8_lossy`](super::utf16_to_utf8_lossy)'s
+/// output, and of [`utf16_to_utf8`](super::utf16_to_utf8)'s for valid input.
+///
+/// # Example
+///
+/// ```
+/// use utf8kit::transcode::utf8_len_from_utf16;
+///
+/// assert_eq!(utf8_len_from_utf16(&[0x61, 0x20AC, 0xD83D, 0xDE00]), 1 + 3 + 4);
+/// assert_eq!(utf8_len_from_utf16(&[0xD800]), 3);
+/// ```
+#[inline]
+pub fn utf8_len_from_utf16(units: &[u16]) -> usize {
+    utf8_len_from_utf16_by(units, |u| u)
+}
+
+/// [`utf8_len_from_utf16`] over units stored as `S` (native or LE/BE bytes).
+#[inline]
+pub(super) fn utf8_len_from_utf16_by<S: Copy>(src: &[S], unit: impl Fn(S) -> u16) -> usize {
+    let mut n = 0;
+    let mut i = 0;
+    while let Some(&s) = src.get(i) {
+        let u = unit(s);
+        i += 1;
+        n += match u {
+            0..=0x7F => 1,
+            0x80..=0x7FF => 2,
+            0xD800..=0xDBFF => match src.get(i).map(|&s| unit(s)) {
+                Some(0xDC00..=0xDFFF) => {
+                    i += 1;
+                    4
+                }
+                _ => 3,
+            },
+            _ => 3,
+        };
+    }
+    n
+}
+
+/// The number of UTF-8 bytes the Latin-1 `bytes` convert to: one per byte,
+/// plus one per byte `80..=FF`.
+///
+/// # Example
+///
+/// ```
+/// use utf8kit::transcode::utf8_len_from_latin1;
+///
+/// assert_eq!(utf8_len_from_latin1(b"caf\xE9"), "café".len());
+/// ```
+#[inline]
+pub fn utf8_len_from_latin1(bytes: &[u8]) -> usize {
+    let (words, tail) = bytes.as_chunks::<8>();
+    let mut high = 0;
+    for word in words {
+        high += (u64::from_le_bytes(*word) & HIGH_BITS).count_ones() as usize;
+    }
+    for &b in tail {
+        high += usize::from(b >= 0x80);
+    }
+    bytes.len() + high
+}
+
+/// The number of Latin-1 bytes `text` converts to: its number of characters.
+///
+/// For text with characters above U+00FF (which
+/// [`utf8_to_latin1`](super::utf8_to_latin1) rejects) it is still the number
+/// of characters.
+///
+/// # Example
+///
+/// ```
+/// use utf8kit::transcode::latin1_len_from_utf8;
+///
+/// assert_eq!(latin1_len_from_utf8("café"), 4);
+/// ```
+#[inline]
+pub fn latin1_len_from_utf8(text: &str) -> usize {
+    count_chars(text)
+}
+
+/// The number of UTF-8 bytes the UTF-32 `units` convert to, counting each
+/// value that is not a scalar value as 3 bytes (U+FFFD).
+///
+/// That is the length of [`utf32_to_utf8_lossy`](super::utf32_to_utf8_lossy)'s
+/// output, and of [`utf32_to_utf8`](super::utf32_to_utf8)'s for valid input.
+///
+/// # Example
+///
+/// ```
+/// use utf8kit::transcode::utf8_len_from_utf32;
+///
+/// assert_eq!(utf8_len_from_utf32(&[0x61, 0xE9, 0x20AC, 0x1F600]), 1 + 2 + 3 + 4);
+/// assert_eq!(utf8_len_from_utf32(&[0x11_0000]), 3);
+/// ```
+#[inline]
+pub fn utf8_len_from_utf32(units: &[u32]) -> usize {
+    units
+        .iter()
+        .map(|&v| match v {
+            0..=0x7F => 1,
+            0x80..=0x7FF => 2,
+            0x1_0000..=0x10_FFFF => 4,
+            _ => 3, // BMP, surrogates and out of range (U+FFFD)
+        })
+        .sum()
+}

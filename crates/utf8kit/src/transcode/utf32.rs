@@ -1,0 +1,222 @@
+//! UTF-8 ⇄ UTF-32 (native `u32` code units).
+
+use core::convert::Infallible;
+
+#[cfg(feature = "alloc")]
+use super::count::{count_non_continuation, utf8_len_from_utf32};
+use super::step::{HIGH_BITS, ascii_prefix, decode_utf8, put, put_replacement, put_utf8};
+use super::{TranscodeError, Utf32Error, fit};
+use crate::Utf8Error;
+
+#[cfg(feature = "alloc")]
+use super::{run_to_vec, string_from_kernel};
+#[cfg(feature = "alloc")]
+use alloc::{string::String, vec::Vec};
+
+/// The UTF-8 → UTF-32 kernel: validates `src`, writes the scalar values into
+/// `dst` as far as they fit, and returns how many there are.
+#[inline(always)]
+fn utf8_to_utf32_scalar(src: &[u8], dst: &mut [u32]) -> Result<usize, Utf8Error> {
+    let mut i = 0;
+    let mut o = 0;
+    while let Some(rest) = src.get(i..).filter(|r| !r.is_empty()) {
+        if let (Some(word), Some(out)) = (
+            rest.first_chunk::<8>(),
+            dst.get_mut(o..).and_then(|d| d.first_chunk_mut::<8>()),
+        ) {
+            let w = u64::from_le_bytes(*word);
+            let ascii = if w & HIGH_BITS == 0 {
+                8
+            } else {
+                ascii_prefix(w)
+            };
+            for (d, &s) in out.iter_mut().zip(word).take(ascii) {
+                *d = u32::from(s);
+            }
+            i += ascii;
+            o += ascii;
+            if ascii == 8 {
+                continue;
+            }
+        }
+        let Some(rest) = src.get(i..).filter(|r| !r.is_empty()) else {
+            break;
+        };
+        match decode_utf8(rest) {
+            Ok((cp, n)) => {
+                put(dst, o, cp);
+                o += 1;
+                i += n;
+            }
+            Err((len, kind)) => return Err(Utf8Error::new(i, len, kind)),
+        }
+    }
+    Ok(o)
+}
+
+/// The UTF-32 → UTF-8 kernel. With `LOSSY` each value that is not a scalar
+/// value becomes U+FFFD, otherwise the first one is the error.
+#[inline(always)]
+fn utf32_to_utf8_scalar<const LOSSY: bool>(
+    src: &[u32],
+    dst: &mut [u8],
+) -> Result<usize, Utf32Error> {
+    let mut o = 0;
+    for (i, &v) in src.iter().enumerate() {
+        if v < 0x80 {
+            // Lossless: v < 0x80.
+            put(dst, o, v as u8);
+            o += 1;
+        } else if char::from_u32(v).is_some() {
+            o += put_utf8(dst, o, v);
+        } else if LOSSY {
+            o += put_replacement(dst, o);
+        } else {
+            return Err(Utf32Error::new(i, v));
+        }
+    }
+    Ok(o)
+}
+
+/// Converts UTF-8 to UTF-32 (one `u32` per character), validating it.
+///
+/// # Errors
+///
+/// If `bytes` is not UTF-8, exactly the error [`validate`](crate::validate)
+/// returns.
+///
+/// # Example
+///
+/// ```
+/// use utf8kit::transcode::utf8_to_utf32;
+///
+/// assert_eq!(utf8_to_utf32("a€😀".as_bytes()).unwrap(), [0x61, 0x20AC, 0x1F600]);
+/// assert_eq!(utf8_to_utf32(b"a\xC0\x80").unwrap_err().valid_up_to(), 1);
+/// ```
+#[cfg(feature = "alloc")]
+pub fn utf8_to_utf32(bytes: &[u8]) -> Result<Vec<u32>, Utf8Error> {
+    run_to_vec(count_non_continuation(bytes), |dst| {
+        utf8_to_utf32_scalar(bytes, dst)
+    })
+}
+
+/// Converts UTF-8 to UTF-32 in `out`, returning the number of values written
+/// (the number of characters, [`count_chars`](super::count_chars)).
+///
+/// # Errors
+///
+/// [`TranscodeError::Invalid`] with the error of [`validate`](crate::validate)
+/// if `bytes` is not UTF-8 (checked over the whole input first), otherwise
+/// [`TranscodeError::BufferTooSmall`].
+///
+/// # Example
+///
+/// ```
+/// let mut out = [0u32; 2];
+/// assert_eq!(utf8kit::transcode::utf8_to_utf32_into("é😀".as_bytes(), &mut out), Ok(2));
+/// assert_eq!(out, [0xE9, 0x1F600]);
+/// ```
+pub fn utf8_to_utf32_into(bytes: &[u8], out: &mut [u32]) -> Result<usize, TranscodeError> {
+    let capacity = out.len();
+    fit(utf8_to_utf32_scalar(bytes, out), capacity)
+}
+
+/// Converts UTF-32 to UTF-8.
+///
+/// # Errors
+///
+/// [`Utf32Error`] with the index of the first value that is a surrogate
+/// (`D800..=DFFF`) or above `10FFFF`.
+///
+/// # Example
+///
+/// ```
+/// use utf8kit::transcode::utf32_to_utf8;
+///
+/// assert_eq!(utf32_to_utf8(&[0x61, 0x20AC, 0x1F600]).unwrap(), "a€😀");
+/// assert_eq!(utf32_to_utf8(&[0x61, 0xD800]).unwrap_err().index(), 1);
+/// ```
+#[cfg(feature = "alloc")]
+pub fn utf32_to_utf8(units: &[u32]) -> Result<String, Utf32Error> {
+    let bytes = run_to_vec(utf8_len_from_utf32(units), |dst| {
+        utf32_to_utf8_scalar::<false>(units, dst)
+    })?;
+    // SAFETY: `bytes` is the output of `utf32_to_utf8_scalar`, which writes
+    // only ASCII bytes and `put_utf8` of values `char::from_u32` accepted.
+    Ok(unsafe { string_from_kernel(bytes) })
+}
+
+/// Converts UTF-32 to UTF-8, replacing each value that is not a scalar value
+/// with U+FFFD.
+///
+/// # Example
+///
+/// ```
+/// use utf8kit::transcode::utf32_to_utf8_lossy;
+///
+/// assert_eq!(utf32_to_utf8_lossy(&[0x61, 0xDC00, 0x11_0000, 0x62]), "a\u{FFFD}\u{FFFD}b");
+/// ```
+#[cfg(feature = "alloc")]
+pub fn utf32_to_utf8_lossy(units: &[u32]) -> String {
+    let bytes = run_to_vec(utf8_len_from_utf32(units), |dst| {
+        utf32_to_utf8_scalar::<true>(units, dst)
+    })
+    .unwrap_or_default();
+    // SAFETY: as in `utf32_to_utf8`, plus `put_replacement`.
+    unsafe { string_from_kernel(bytes) }
+}
+
+/// Converts UTF-32 to UTF-8 in `out`, returning the number of bytes written.
+///
+/// [`utf8_len_from_utf32`](super::utf8_len_from_utf32) gives the length `out`
+/// needs.
+///
+/// # Errors
+///
+/// [`TranscodeError::Invalid`] with the first invalid value, otherwise
+/// [`TranscodeError::BufferTooSmall`].
+///
+/// # Example
+///
+/// ```
+/// let mut out = [0u8; 4];
+/// assert_eq!(utf8kit::transcode::utf32_to_utf8_into(&[0x1F600], &mut out), Ok(4));
+/// assert_eq!(&out, "😀".as_bytes());
+/// ```
+pub fn utf32_to_utf8_into(
+    units: &[u32],
+    out: &mut [u8],
+) -> Result<usize, TranscodeError<Utf32Error>> {
+    let capacity = out.len();
+    fit(utf32_to_utf8_scalar::<false>(units, out), capacity)
+}
+
+/// Converts UTF-32 to UTF-8 in `out`, replacing invalid values with U+FFFD,
+/// and returns the number of bytes written.
+///
+/// # Errors
+///
+/// [`TranscodeError::BufferTooSmall`] if `out` is shorter than
+/// [`utf8_len_from_utf32`](super::utf8_len_from_utf32).
+///
+/// # Example
+///
+/// ```
+/// let mut out = [0u8; 3];
+/// assert_eq!(utf8kit::transcode::utf32_to_utf8_lossy_into(&[0xFFFF_FFFF], &mut out), Ok(3));
+/// assert_eq!(&out, "\u{FFFD}".as_bytes());
+/// ```
+pub fn utf32_to_utf8_lossy_into(
+    units: &[u32],
+    out: &mut [u8],
+) -> Result<usize, TranscodeError<Infallible>> {
+    let capacity = out.len();
+    match utf32_to_utf8_scalar::<true>(units, out) {
+        Ok(n) => fit(Ok(n), capacity),
+        // Unreachable: the lossy kernel reports no errors.
+        Err(_) => {
+            debug_assert!(false, "lossy UTF-32 kernel returned an error");
+            Ok(0)
+        }
+    }
+}
