@@ -17,6 +17,8 @@ const STD: &str = "core::str::from_utf8";
 const SIMDUTF8_BASIC: &str = "simdutf8::basic::from_utf8";
 const SIMDUTF: &str = "simdutf::validate_utf8";
 const MEMCHR: &str = "memchr::memchr(0)";
+/// The forced scalar kernel's row (named by `kernel_contenders`).
+const SCALAR: &str = "utf8kit scalar validate";
 
 /// The validate operation.
 pub fn operation() -> Operation {
@@ -83,6 +85,7 @@ pub fn operation() -> Operation {
         .ratio(Ratio::of("÷simdutf", UTF8KIT, SIMDUTF))
         .ratio(Ratio::of("÷memchr", UTF8KIT, MEMCHR))
         .ratio(Ratio::of("val÷is_valid", UTF8KIT, UTF8KIT_IS_VALID))
+        .ratio(Ratio::of("scalar÷std", SCALAR, STD))
         .summary(Summary {
             title: "utf8kit ÷ simdutf8 basic, geomean over the non-Latin lipsum files",
             ratio: "÷s8 basic",
@@ -105,6 +108,12 @@ pub fn operation() -> Operation {
             title: "utf8kit ÷ memchr (absent byte), ASCII ≥ 64K",
             ratio: "÷memchr",
             rows: |k| k.kind == Kind::Ascii && k.size >= Size(64 << 10),
+            shape: Shape::Matrix,
+        })
+        .summary(Summary {
+            title: "scalar kernel (forced) ÷ core::str::from_utf8, every lipsum file",
+            ratio: "scalar÷std",
+            rows: |k| k.kind == Kind::Lipsum,
             shape: Shape::Matrix,
         })
         .summary(Summary {

@@ -4,6 +4,7 @@
 
 use std::fmt;
 
+use utf8kit::transcode::{self, Utf16Error};
 use utf8kit::variant;
 
 use crate::encodings::Encoding;
@@ -98,36 +99,37 @@ impl Decoder {
                 }
             }
             Encoding::Latin1 => {
-                out.extend(bytes.iter().map(|&b| char::from(b)));
+                transcode::latin1_to_utf8_into_string(bytes, out);
             }
             Encoding::Utf16Le | Encoding::Utf16Be => {
-                if !bytes.len().is_multiple_of(2) && !self.lossy {
-                    return Err(self.error(bytes.len() - 1, "odd trailing byte in UTF-16"));
-                }
-                let units: Vec<u16> = bytes
-                    .chunks_exact(2)
-                    .map(|p| match self.encoding {
-                        Encoding::Utf16Le => u16::from_le_bytes([p[0], p[1]]),
-                        _ => u16::from_be_bytes([p[0], p[1]]),
-                    })
-                    .collect();
+                let le = self.encoding == Encoding::Utf16Le;
                 if self.lossy {
-                    let before = out.len();
-                    out.push_str(&String::from_utf16_lossy(&units));
-                    self.replacements += count_new_replacements(&out[before..], &units);
-                    if !bytes.len().is_multiple_of(2) {
-                        out.push('\u{FFFD}');
-                        self.replacements += 1;
-                    }
+                    let text = if le {
+                        transcode::utf16le_to_utf8_lossy(bytes)
+                    } else {
+                        transcode::utf16be_to_utf8_lossy(bytes)
+                    };
+                    let genuine = bytes
+                        .chunks_exact(2)
+                        .filter(|p| matches!((le, p), (true, [0xFD, 0xFF]) | (false, [0xFF, 0xFD])))
+                        .count();
+                    let produced = text.matches('\u{FFFD}').count();
+                    self.replacements += produced.saturating_sub(genuine) as u64;
+                    out.push_str(&text);
                 } else {
-                    for (i, unit) in char::decode_utf16(units.iter().copied()).enumerate() {
-                        match unit {
-                            Ok(c) => out.push(c),
-                            Err(_) => {
-                                // `i` counts decoded items; find the unit index.
-                                let index = units_before(&units, i);
-                                return Err(self.error(index * 2, "unpaired surrogate in UTF-16"));
-                            }
+                    let decoded = if le {
+                        transcode::utf16le_to_utf8(bytes)
+                    } else {
+                        transcode::utf16be_to_utf8(bytes)
+                    };
+                    match decoded {
+                        Ok(text) => out.push_str(&text),
+                        Err(Utf16Error::UnpairedSurrogate { index, unit }) => {
+                            let what = format!("unpaired surrogate {unit:04X} in UTF-16");
+                            return Err(self.error(index * 2, what));
+                        }
+                        Err(_) => {
+                            return Err(self.error(bytes.len() - 1, "odd trailing byte in UTF-16"));
                         }
                     }
                 }
@@ -199,21 +201,6 @@ impl Decoder {
         }
         Ok(())
     }
-}
-
-/// The index of the code unit where the `item`-th decoded item starts.
-fn units_before(units: &[u16], item: usize) -> usize {
-    char::decode_utf16(units.iter().copied())
-        .take(item)
-        .map(|r| r.map_or(1, char::len_utf16))
-        .sum()
-}
-
-/// U+FFFD in decoded UTF-16 that did not come from a U+FFFD unit.
-fn count_new_replacements(text: &str, units: &[u16]) -> u64 {
-    let produced = text.matches('\u{FFFD}').count();
-    let genuine = units.iter().filter(|&&u| u == 0xFFFD).count();
-    produced.saturating_sub(genuine) as u64
 }
 
 /// Turns UTF-8 text into output bytes.
