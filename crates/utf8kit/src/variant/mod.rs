@@ -1,11 +1,11 @@
 //! The relatives of UTF-8 that other systems still write.
 //!
-//! * [CESU-8](cesu8) (Unicode TR 26): characters above U+FFFF are written as
+//! * CESU-8 ([`to_cesu8`], [`from_cesu8`]; Unicode TR 26): characters above U+FFFF are written as
 //!   a UTF-16 surrogate pair, each half as a 3-byte sequence.
-//! * [Modified UTF-8](mutf8) (Java's `DataOutput.writeUTF`, JNI, class
+//! * Modified UTF-8 ([`to_mutf8`], [`from_mutf8`]; Java's `DataOutput.writeUTF`, JNI, class
 //!   files): CESU-8, and U+0000 written as `C0 80` so the text never holds a
 //!   zero byte.
-//! * [WTF-8](wtf8): a superset of UTF-8 that can hold ill-formed UTF-16
+//! * WTF-8 ([`wtf8_from_utf16`], [`is_valid_wtf8`]): a superset of UTF-8 that can hold ill-formed UTF-16
 //!   (lone surrogates), as Rust's `OsString` does on Windows.
 //!
 //! ```
