@@ -170,3 +170,34 @@ fn check_stream(
         errors: finder.kept,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The parallel split agrees with core whatever lies around each cut.
+    #[test]
+    fn parallel_validation_agrees_with_core_around_every_cut() {
+        let unit = "ж世😀a".as_bytes(); // 2 + 3 + 4 + 1 bytes: cuts land everywhere
+        let mut text = Vec::with_capacity(PARALLEL_MIN + 64);
+        while text.len() < PARALLEL_MIN + 32 {
+            text.extend_from_slice(unit);
+        }
+        assert!(is_valid_parallel(&text));
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        for i in 1..threads.max(2) {
+            let cut = text.len() / threads.max(2) * i;
+            for at in cut.saturating_sub(5)..cut + 5 {
+                for bad in [0x80, 0xC0, 0xFF, b'x'] {
+                    let mut broken = text.clone();
+                    broken[at] = bad;
+                    assert_eq!(
+                        is_valid_parallel(&broken),
+                        core::str::from_utf8(&broken).is_ok(),
+                        "byte {bad:02X} at {at}"
+                    );
+                }
+            }
+        }
+    }
+}
