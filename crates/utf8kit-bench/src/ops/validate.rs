@@ -17,6 +17,8 @@ const STD: &str = "core::str::from_utf8";
 const SIMDUTF8_BASIC: &str = "simdutf8::basic::from_utf8";
 const SIMDUTF: &str = "simdutf::validate_utf8";
 const MEMCHR: &str = "memchr::memchr(0)";
+/// Streaming validation in 64 KiB chunks.
+const STREAM: &str = "utf8kit::stream::StreamValidator (64 KiB chunks)";
 /// The forced scalar kernel's row (named by `kernel_contenders`).
 const SCALAR: &str = "utf8kit scalar validate";
 
@@ -36,6 +38,18 @@ pub fn operation() -> Operation {
             .agreement(Agreement::Verdict),
         )
         .contenders(kernel_contenders())
+        .contender(Contender::utf8(STREAM, "stream 64K", Role::Ours, |b| {
+            let mut v = utf8kit::stream::StreamValidator::new();
+            for chunk in b.chunks(64 << 10) {
+                if let Err(e) = v.feed(chunk) {
+                    return e.valid_up_to();
+                }
+            }
+            match v.finish() {
+                Ok(n) => n,
+                Err(e) => e.valid_up_to(),
+            }
+        }))
         .contender(Contender::utf8(STD, "std", Role::Peer, |b| match core::str::from_utf8(b) {
             Ok(_) => b.len(),
             Err(e) => e.valid_up_to(),
@@ -86,6 +100,7 @@ pub fn operation() -> Operation {
         .ratio(Ratio::of("÷memchr", UTF8KIT, MEMCHR))
         .ratio(Ratio::of("val÷is_valid", UTF8KIT, UTF8KIT_IS_VALID))
         .ratio(Ratio::of("scalar÷std", SCALAR, STD))
+        .ratio(Ratio::of("stream÷val", STREAM, UTF8KIT))
         .summary(Summary {
             title: "utf8kit ÷ simdutf8 basic, geomean over the non-Latin lipsum files",
             ratio: "÷s8 basic",
@@ -117,12 +132,18 @@ pub fn operation() -> Operation {
             shape: Shape::Matrix,
         })
         .summary(Summary {
+            title: "streaming in 64 KiB chunks ÷ one-shot utf8kit::validate, geomean over all inputs",
+            ratio: "stream÷val",
+            rows: |_| true,
+            shape: Shape::GeomeanBySize,
+        })
+        .summary(Summary {
             title: "utf8kit::validate ÷ utf8kit::is_valid, geomean over all inputs",
             ratio: "val÷is_valid",
             rows: |_| true,
             shape: Shape::GeomeanBySize,
         })
-        .note("utf8kit = utf8kit::validate (dispatched default, full error); is_valid = utf8kit::is_valid (bool)")
+        .note("utf8kit = utf8kit::validate (dispatched default, full error); is_valid = utf8kit::is_valid (bool); stream 64K = utf8kit::stream::StreamValidator fed 64 KiB chunks")
         .note("std = core::str::from_utf8; s8 basic / s8 compat = simdutf8::{basic, compat}::from_utf8")
         .note("simdutf = simdutf::validate_utf8 (bool), simdutf err = simdutf::validate_utf8_with_errors (C++ simdutf via the simdutf crate)")
         .note("enc_rs = encoding_rs::Encoding::utf8_valid_up_to (encoding_rs 0.8.44 hands inputs ≥ 64 B to simdutf8's compat AVX2/SSE4.2 kernels)")
