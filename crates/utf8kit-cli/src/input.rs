@@ -91,8 +91,16 @@ pub fn open(input: &Input) -> io::Result<Contents> {
         }
         // Some file systems cannot map files; read them instead.
     }
-    let mut buf = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0).saturating_add(1));
-    file.read_to_end(&mut buf)?;
+    // Read exactly what the size promises (plus one byte to notice growth)
+    // with plain reads: `read_to_end` would ask the size again.
+    let expected = usize::try_from(meta.len()).unwrap_or(0);
+    let mut buf = vec![0; expected + 1];
+    let n = fill(&mut file, &mut buf)?;
+    buf.truncate(n);
+    if n > expected {
+        // The file grew while we read it: take the rest too.
+        file.read_to_end(&mut buf)?;
+    }
     Ok(Contents::Whole(Whole::Read(buf)))
 }
 

@@ -40,6 +40,13 @@ impl Status {
     }
 }
 
+/// Cores available to this process, asked once: the answer reads several
+/// cgroup files, too slow to repeat per input.
+pub fn cores() -> usize {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let stdout = io::stdout();

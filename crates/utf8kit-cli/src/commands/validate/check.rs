@@ -107,8 +107,11 @@ const PARALLEL_MIN: usize = 64 << 20;
 /// starts on a character boundary (found by stepping back over at most 3
 /// continuation bytes), so the pieces are valid exactly when the whole is.
 fn is_valid_parallel(bytes: &[u8]) -> bool {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    if bytes.len() < PARALLEL_MIN || threads < 2 {
+    if bytes.len() < PARALLEL_MIN {
+        return utf8kit::is_valid(bytes);
+    }
+    let threads = crate::cores();
+    if threads < 2 {
         return utf8kit::is_valid(bytes);
     }
     let mut cuts = vec![0];
@@ -184,7 +187,7 @@ mod tests {
             text.extend_from_slice(unit);
         }
         assert!(is_valid_parallel(&text));
-        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let threads = crate::cores();
         for i in 1..threads.max(2) {
             let cut = text.len() / threads.max(2) * i;
             for at in cut.saturating_sub(5)..cut + 5 {

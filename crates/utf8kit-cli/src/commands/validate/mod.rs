@@ -169,8 +169,7 @@ fn check_all(
 }
 
 fn worker_count(requested: Option<usize>, inputs: usize) -> usize {
-    let cores = thread::available_parallelism().map_or(1, |n| n.get());
-    requested.unwrap_or(cores).clamp(1, inputs.max(1))
+    requested.unwrap_or(crate::cores()).clamp(1, inputs.max(1))
 }
 
 /// Colour on stdout: `always`, `never`, or (auto) when stdout is a terminal
