@@ -125,7 +125,7 @@ impl Family {
                 let mut out = repeat_to(utf8, size);
                 // The repeated text is valid UTF-8, so only the last character can be cut.
                 if let Some(lead) = out.iter().rposition(|&b| b & 0xC0 != 0x80)
-                    && lead + utf8_len(out[lead]) > out.len()
+                    && lead + utf8kit::sequence_len(out[lead]) > out.len()
                 {
                     out.truncate(lead);
                 }
@@ -315,16 +315,6 @@ fn repeat_to<T: Copy>(unit: &[T], len: usize) -> Vec<T> {
         out.extend_from_slice(&unit[..take]);
     }
     out
-}
-
-/// Length of the UTF-8 sequence a (valid) lead byte starts.
-fn utf8_len(lead: u8) -> usize {
-    match lead {
-        0x00..=0x7F => 1,
-        0xC0..=0xDF => 2,
-        0xE0..=0xEF => 3,
-        _ => 4,
-    }
 }
 
 /// Printable ASCII with a word-like distribution: mostly lowercase, some spaces, capitals,

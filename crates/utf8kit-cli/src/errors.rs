@@ -98,7 +98,7 @@ impl Finder {
             },
             // The first character is complete and valid.
             _ => {
-                let n = char_width(joined[0]);
+                let n = utf8kit::sequence_len(joined[0]);
                 self.advance_valid(&joined[..n]);
                 Some(n)
             }
@@ -172,16 +172,6 @@ impl Finder {
                 bytes,
             });
         }
-    }
-}
-
-/// The length of the valid character whose lead byte is `lead`.
-fn char_width(lead: u8) -> usize {
-    match lead {
-        0x00..=0x7F => 1,
-        0x80..=0xDF => 2,
-        0xE0..=0xEF => 3,
-        _ => 4,
     }
 }
 

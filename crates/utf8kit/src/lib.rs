@@ -47,5 +47,5 @@ pub use error::{Utf8Error, Utf8ErrorKind};
 pub use lossy::{Utf8Chunk, Utf8Chunks, utf8_chunks};
 #[cfg(feature = "alloc")]
 pub use lossy::{decode_lossy, decode_lossy_into};
-pub use validate::{Kernel, with_kernel};
+pub use validate::{Kernel, sequence_len, with_kernel};
 pub use validate::{from_utf8, from_utf8_mut, is_valid, validate};

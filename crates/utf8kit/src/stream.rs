@@ -36,17 +36,6 @@ impl Sink for Discard {
     fn replaced(&mut self) {}
 }
 
-/// The width of a character from its lead byte, for leads that can start
-/// a valid sequence.
-fn char_width(lead: u8) -> usize {
-    match lead {
-        0x00..=0x7F => 1,
-        0x80..=0xDF => 2,
-        0xE0..=0xEF => 3,
-        _ => 4,
-    }
-}
-
 /// The shared chunk engine: carries a cut character between chunks.
 #[derive(Clone, Debug, Default)]
 struct Engine {
@@ -91,7 +80,7 @@ impl Engine {
                     Some(_) => return Err(e.offset_by(self.base)),
                 },
                 _ => {
-                    let n = char_width(joined[0]);
+                    let n = crate::sequence_len(joined[0]);
                     sink.valid(valid.get(..n).unwrap_or_default());
                     n
                 }

@@ -16,6 +16,7 @@ pub(crate) mod scalar;
 mod simd;
 
 pub use kernel::{Kernel, with_kernel};
+pub use scalar::sequence_len;
 
 use crate::error::Utf8Error;
 

@@ -42,10 +42,16 @@ const fn second_byte_range(lead: u8) -> (u8, u8) {
     }
 }
 
-/// Length of the sequence a byte starts: 1 for ASCII, 2–4 for valid leads,
-/// 0 for bytes that can never start a character (`80..=C1`, `F5..=FF`).
+/// Length of the UTF-8 sequence a byte starts: 1 for ASCII, 2–4 for valid
+/// leads, 0 for bytes that can never start a character (`80..=C1`, `F5..=FF`).
+///
+/// ```
+/// assert_eq!(utf8kit::sequence_len(b'a'), 1);
+/// assert_eq!(utf8kit::sequence_len(0xE4), 3); // 世 is E4 B8 96
+/// assert_eq!(utf8kit::sequence_len(0x80), 0); // a continuation byte
+/// ```
 #[inline(always)]
-pub(crate) const fn sequence_len(lead: u8) -> usize {
+pub const fn sequence_len(lead: u8) -> usize {
     match lead {
         0x00..=0x7F => 1,
         0xC2..=0xDF => 2,
