@@ -2,6 +2,7 @@
 //! buffer or across the chunks of a stream.
 
 use utf8kit::Utf8ErrorKind;
+use utf8kit::stream::{Piece, StreamScanner};
 
 /// One invalid sequence, located.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -30,148 +31,93 @@ pub fn find(input: &[u8], keep: Option<usize>) -> Vec<Located> {
     let mut finder = Finder::new(keep);
     finder.feed(input);
     finder.finish();
-    finder.kept
+    finder.into_parts().0
 }
 
 /// Finds errors in input that arrives in chunks of any size; the result does
-/// not depend on where the chunks are cut.
+/// not depend on where the chunks are cut. The engine's
+/// [`StreamScanner`](utf8kit::stream::StreamScanner) finds the errors; this
+/// only keeps them and counts lines and columns.
 #[derive(Debug)]
 pub struct Finder {
+    scanner: StreamScanner,
+    tally: Tally,
+}
+
+/// The part of a [`Finder`] its scanner callback updates.
+#[derive(Debug)]
+struct Tally {
     keep: Option<usize>,
     /// The errors kept so far, in input order.
-    pub kept: Vec<Located>,
-    /// How many errors of each kind ([`Utf8ErrorKind::ALL`] order) were seen,
-    /// kept or not.
-    pub counts: [u64; 6],
+    kept: Vec<Located>,
+    /// Errors of each kind ([`Utf8ErrorKind::ALL`] order), kept or not.
+    counts: [u64; 6],
     cursor: Cursor,
-    /// Absolute offset of `carry[0]`.
-    offset: u64,
-    /// The start of a character cut by the end of the last chunk (≤ 3 bytes).
-    carry: Vec<u8>,
-    joined: Vec<u8>,
+}
+
+impl Tally {
+    fn on_piece(&mut self, piece: Piece<'_>) {
+        match piece {
+            Piece::Valid(text) => self.cursor.advance_valid(text.as_bytes()),
+            Piece::Invalid(error, bytes) => {
+                let index = Utf8ErrorKind::ALL
+                    .iter()
+                    .position(|&k| k == error.kind())
+                    .unwrap_or(0);
+                self.counts[index] += 1;
+                if self.keep.is_none_or(|max| self.kept.len() < max) {
+                    self.kept.push(Located {
+                        offset: error.valid_up_to() as u64,
+                        len: error.error_len(),
+                        kind: error.kind(),
+                        line: self.cursor.line,
+                        column: self.cursor.column,
+                        bytes: bytes.to_vec(),
+                    });
+                }
+                // An invalid sequence never holds a newline (its bytes are
+                // all >= 0x80) and counts as one column.
+                self.cursor.column += 1;
+            }
+        }
+    }
 }
 
 impl Finder {
     /// A finder that keeps at most `keep` errors (`None`: all) but counts all.
     pub fn new(keep: Option<usize>) -> Finder {
         Finder {
-            keep,
-            kept: Vec::new(),
-            counts: [0; 6],
-            cursor: Cursor::default(),
-            offset: 0,
-            carry: Vec::new(),
-            joined: Vec::new(),
+            scanner: StreamScanner::new(),
+            tally: Tally {
+                keep,
+                kept: Vec::new(),
+                counts: [0; 6],
+                cursor: Cursor::default(),
+            },
         }
     }
 
     /// Total errors seen.
     pub fn total(&self) -> u64 {
-        self.counts.iter().sum()
+        self.tally.counts.iter().sum()
     }
 
     /// Scans the next chunk.
     pub fn feed(&mut self, chunk: &[u8]) {
-        if self.carry.is_empty() {
-            self.scan(chunk);
-            return;
-        }
-        // The carry is the start of a character cut by the last chunk's end.
-        // Join it with the few bytes that can finish it, settle that first
-        // character (or invalid sequence), then scan the chunk in place.
-        let mut joined = std::mem::take(&mut self.joined);
-        joined.clear();
-        joined.extend_from_slice(&self.carry);
-        joined.extend_from_slice(&chunk[..chunk.len().min(4)]);
-        let carried = self.carry.len();
-        self.carry.clear();
-        let unit_end = match utf8kit::validate(&joined) {
-            Err(err) if err.valid_up_to() == 0 => match err.error_len() {
-                Some(n) => {
-                    let bytes = joined[..n].to_vec();
-                    self.record(self.offset, Some(n), err.kind(), bytes);
-                    self.offset += n as u64;
-                    self.cursor.column += 1;
-                    Some(n)
-                }
-                None => None,
-            },
-            // The first character is complete and valid.
-            _ => {
-                let n = utf8kit::sequence_len(joined[0]);
-                self.advance_valid(&joined[..n]);
-                Some(n)
-            }
-        };
-        match unit_end {
-            // A maximal subpart always covers the whole carry, so the unit
-            // ends inside (or at the start of) the chunk.
-            Some(end) => self.scan(&chunk[end - carried..]),
-            // Still incomplete: the chunk was only a byte or two.
-            None => self.carry.extend_from_slice(&joined),
-        }
-        self.joined = joined;
+        let tally = &mut self.tally;
+        self.scanner.feed(chunk, |piece| tally.on_piece(piece));
     }
 
     /// Reports a character left incomplete at the end of the input.
     pub fn finish(&mut self) {
-        if !self.carry.is_empty() {
-            let bytes = std::mem::take(&mut self.carry);
-            self.record(self.offset, None, Utf8ErrorKind::Incomplete, bytes);
-        }
+        let tally = &mut self.tally;
+        self.scanner.finish(|piece| tally.on_piece(piece));
     }
 
-    /// Scans bytes that start on a character boundary.
-    fn scan(&mut self, mut rest: &[u8]) {
-        loop {
-            match utf8kit::validate(rest) {
-                Ok(()) => {
-                    self.advance_valid(rest);
-                    return;
-                }
-                Err(err) => {
-                    let good = err.valid_up_to();
-                    self.advance_valid(&rest[..good]);
-                    rest = &rest[good..];
-                    match err.error_len() {
-                        Some(n) => {
-                            self.record(self.offset, Some(n), err.kind(), rest[..n].to_vec());
-                            self.offset += n as u64;
-                            self.cursor.column += 1;
-                            rest = &rest[n..];
-                        }
-                        None => {
-                            // The chunk ends inside a character: keep its start.
-                            self.carry.extend_from_slice(rest);
-                            return;
-                        }
-                    }
-                }
-            }
-        }
-    }
-
-    fn advance_valid(&mut self, valid: &[u8]) {
-        self.cursor.advance_valid(valid);
-        self.offset += valid.len() as u64;
-    }
-
-    fn record(&mut self, offset: u64, len: Option<usize>, kind: Utf8ErrorKind, bytes: Vec<u8>) {
-        let index = Utf8ErrorKind::ALL
-            .iter()
-            .position(|&k| k == kind)
-            .unwrap_or(0);
-        self.counts[index] += 1;
-        if self.keep.is_none_or(|max| self.kept.len() < max) {
-            self.kept.push(Located {
-                offset,
-                len,
-                kind,
-                line: self.cursor.line,
-                column: self.cursor.column,
-                bytes,
-            });
-        }
+    /// The errors kept, in input order, and the count of each kind
+    /// ([`Utf8ErrorKind::ALL`] order), kept or not.
+    pub fn into_parts(self) -> (Vec<Located>, [u64; 6]) {
+        (self.tally.kept, self.tally.counts)
     }
 }
 
@@ -238,10 +184,11 @@ mod tests {
         let mut finder = Finder::new(Some(2));
         finder.feed(input);
         finder.finish();
-        assert_eq!(finder.kept.len(), 2);
+        let total = finder.total();
+        assert_eq!(finder.into_parts().0.len(), 2);
         // Every error becomes one U+FFFD in lossy decoding.
         let lossy = String::from_utf8_lossy(input);
-        assert_eq!(finder.total() as usize, lossy.matches('\u{FFFD}').count());
+        assert_eq!(total as usize, lossy.matches('\u{FFFD}').count());
     }
 
     /// Chunked scanning finds exactly what one-shot scanning finds, for every
@@ -262,7 +209,11 @@ mod tests {
                     finder.feed(chunk);
                 }
                 finder.finish();
-                assert_eq!(finder.kept, whole, "chunks of {size} over {input:02X?}");
+                assert_eq!(
+                    finder.into_parts().0,
+                    whole,
+                    "chunks of {size} over {input:02X?}"
+                );
             }
             // Two cuts anywhere.
             for a in 0..=input.len() {
@@ -272,7 +223,11 @@ mod tests {
                     finder.feed(&input[a..b]);
                     finder.feed(&input[b..]);
                     finder.finish();
-                    assert_eq!(finder.kept, whole, "cuts {a},{b} over {input:02X?}");
+                    assert_eq!(
+                        finder.into_parts().0,
+                        whole,
+                        "cuts {a},{b} over {input:02X?}"
+                    );
                 }
             }
         }

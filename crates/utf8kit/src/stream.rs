@@ -24,8 +24,9 @@ use crate::{Utf8Error, Utf8ErrorKind};
 trait Sink {
     /// A run of valid text.
     fn valid(&mut self, text: &str);
-    /// An invalid sequence (lossy mode only).
-    fn replaced(&mut self);
+    /// An invalid sequence, with its absolute error and its bytes (lossy
+    /// mode only).
+    fn invalid(&mut self, error: Utf8Error, bytes: &[u8]);
 }
 
 /// Ignores everything: validation only.
@@ -33,7 +34,7 @@ struct Discard;
 
 impl Sink for Discard {
     fn valid(&mut self, _: &str) {}
-    fn replaced(&mut self) {}
+    fn invalid(&mut self, _: Utf8Error, _: &[u8]) {}
 }
 
 /// The shared chunk engine: carries a cut character between chunks.
@@ -74,7 +75,7 @@ impl Engine {
                         return Ok(());
                     }
                     Some(n) if lossy => {
-                        sink.replaced();
+                        sink.invalid(e.offset_by(self.base), joined.get(..n).unwrap_or_default());
                         n
                     }
                     Some(_) => return Err(e.offset_by(self.base)),
@@ -108,7 +109,7 @@ impl Engine {
                     return Ok(());
                 }
                 Some(n) if lossy => {
-                    sink.replaced();
+                    sink.invalid(err.offset_by(self.base), rest.get(..n).unwrap_or_default());
                     self.base += valid.len() + n;
                     chunk = &rest[n..];
                 }
@@ -119,11 +120,20 @@ impl Engine {
 
     /// The error for a character still cut when the input ends.
     fn finish(&mut self) -> Option<Utf8Error> {
+        self.finish_with(&mut Discard)
+    }
+
+    /// As [`finish`](Self::finish), also telling `sink` about the cut
+    /// character.
+    fn finish_with(&mut self, sink: &mut impl Sink) -> Option<Utf8Error> {
         if self.carry_len == 0 {
             return None;
         }
+        let error = Utf8Error::new(self.base, None, Utf8ErrorKind::Incomplete);
+        sink.invalid(error, &self.carry[..self.carry_len]);
+        self.base += self.carry_len;
         self.carry_len = 0;
-        Some(Utf8Error::new(self.base, None, Utf8ErrorKind::Incomplete))
+        Some(error)
     }
 }
 
@@ -222,7 +232,7 @@ impl Sink for Collect<'_> {
     fn valid(&mut self, text: &str) {
         self.out.push_str(text);
     }
-    fn replaced(&mut self) {
+    fn invalid(&mut self, _: Utf8Error, _: &[u8]) {
         self.out.push(char::REPLACEMENT_CHARACTER);
         self.replacements += 1;
     }
@@ -339,5 +349,84 @@ impl LossyStreamDecoder {
     /// Replacement characters written so far.
     pub fn replacements(&self) -> u64 {
         self.replacements
+    }
+}
+
+/// One piece of a scanned stream: a run of valid text or one invalid
+/// sequence (a maximal subpart, as `String::from_utf8_lossy` replaces it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Piece<'a> {
+    /// Valid text.
+    Valid(&'a str),
+    /// An invalid sequence: its error (offsets from the start of the
+    /// stream) and its bytes.
+    Invalid(Utf8Error, &'a [u8]),
+}
+
+/// Finds every error of a stream, not just the first: reports valid runs
+/// and invalid sequences in order, over chunks cut anywhere. The pieces are
+/// exactly those of [`utf8_chunks`](crate::utf8_chunks) on the whole stream
+/// (a valid run may arrive split in several pieces).
+///
+/// ```
+/// use utf8kit::stream::{Piece, StreamScanner};
+///
+/// let mut scanner = StreamScanner::new();
+/// let mut errors = Vec::new();
+/// for chunk in [&b"ok\xF0\x9F"[..], b"!\xC0", b"\xE4\xB8"] {
+///     scanner.feed(chunk, |piece| {
+///         if let Piece::Invalid(e, bytes) = piece {
+///             errors.push((e.valid_up_to(), bytes.to_vec()));
+///         }
+///     });
+/// }
+/// scanner.finish(|piece| {
+///     if let Piece::Invalid(e, bytes) = piece {
+///         errors.push((e.valid_up_to(), bytes.to_vec()));
+///     }
+/// });
+/// assert_eq!(errors, [(2, vec![0xF0, 0x9F]), (5, vec![0xC0]), (6, vec![0xE4, 0xB8])]);
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct StreamScanner {
+    engine: Engine,
+}
+
+/// Adapts a `FnMut(Piece)` to the engine's sink.
+struct Visit<F>(F);
+
+impl<F: FnMut(Piece<'_>)> Sink for Visit<F> {
+    fn valid(&mut self, text: &str) {
+        if !text.is_empty() {
+            (self.0)(Piece::Valid(text));
+        }
+    }
+    fn invalid(&mut self, error: Utf8Error, bytes: &[u8]) {
+        (self.0)(Piece::Invalid(error, bytes));
+    }
+}
+
+impl StreamScanner {
+    /// A scanner at the start of a stream.
+    pub fn new() -> StreamScanner {
+        StreamScanner::default()
+    }
+
+    /// Scans the next chunk, handing each piece to `visit` in order. A
+    /// character cut by the chunk's end is held back for the next chunk.
+    pub fn feed(&mut self, chunk: &[u8], visit: impl FnMut(Piece<'_>)) {
+        // Lossy mode never returns an error.
+        let _ = self.engine.feed(chunk, true, &mut Visit(visit));
+    }
+
+    /// Ends the stream: a character still cut is reported as an
+    /// [`Incomplete`](Utf8ErrorKind::Incomplete) error with `error_len() == None`.
+    pub fn finish(&mut self, visit: impl FnMut(Piece<'_>)) {
+        self.engine.finish_with(&mut Visit(visit));
+    }
+
+    /// Bytes settled so far (everything fed except a held-back cut character).
+    pub fn position(&self) -> usize {
+        self.engine.base
     }
 }

@@ -3,7 +3,7 @@
 
 use proptest::prelude::*;
 use utf8kit::Utf8Error;
-use utf8kit::stream::{LossyStreamDecoder, StreamDecoder, StreamValidator};
+use utf8kit::stream::{LossyStreamDecoder, Piece, StreamDecoder, StreamScanner, StreamValidator};
 
 type Found = (usize, Option<usize>, utf8kit::Utf8ErrorKind);
 
@@ -11,8 +11,9 @@ fn key(e: Utf8Error) -> Found {
     (e.valid_up_to(), e.error_len(), e.kind())
 }
 
-/// Runs all three streaming types over `chunks` and compares with one-shot.
+/// Runs all four streaming types over `chunks` and compares with one-shot.
 fn check(chunks: &[&[u8]]) {
+    check_scanner(chunks);
     let whole: Vec<u8> = chunks.concat();
     let one_shot = utf8kit::validate(&whole).map_err(key);
 
@@ -65,6 +66,44 @@ fn check(chunks: &[&[u8]]) {
             .filter(|c| !c.invalid().is_empty())
             .count()
     );
+}
+
+/// Owned pieces, adjacent valid runs merged.
+#[derive(Debug, PartialEq)]
+enum Owned {
+    Valid(String),
+    Invalid(Found, Vec<u8>),
+}
+
+fn push(pieces: &mut Vec<Owned>, piece: Piece<'_>) {
+    match (piece, pieces.last_mut()) {
+        (Piece::Valid(text), Some(Owned::Valid(run))) => run.push_str(text),
+        (Piece::Valid(text), _) => pieces.push(Owned::Valid(text.to_owned())),
+        (Piece::Invalid(e, bytes), _) => pieces.push(Owned::Invalid(key(e), bytes.to_vec())),
+    }
+}
+
+/// The scanner's pieces over `chunks` are std's chunks of the whole input,
+/// with each error as `utf8_chunks` reports it.
+fn check_scanner(chunks: &[&[u8]]) {
+    let whole: Vec<u8> = chunks.concat();
+    let mut expected = Vec::new();
+    for chunk in utf8kit::utf8_chunks(&whole) {
+        if !chunk.valid().is_empty() {
+            expected.push(Owned::Valid(chunk.valid().to_owned()));
+        }
+        if let Some(e) = chunk.error() {
+            expected.push(Owned::Invalid(key(e), chunk.invalid().to_vec()));
+        }
+    }
+    let mut scanner = StreamScanner::new();
+    let mut got = Vec::new();
+    for chunk in chunks {
+        scanner.feed(chunk, |p| push(&mut got, p));
+    }
+    scanner.finish(|p| push(&mut got, p));
+    assert_eq!(got, expected, "scanner over {chunks:02X?}");
+    assert_eq!(scanner.position(), whole.len());
 }
 
 fn every_split_in_two_and_one_byte_chunks(input: &[u8]) {

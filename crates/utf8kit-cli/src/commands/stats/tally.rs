@@ -1,6 +1,7 @@
 //! Counting, chunk by chunk, what `stats` reports.
 
 use utf8kit::bom::{self, Bom};
+use utf8kit::stream::{Piece, StreamScanner};
 
 use super::blocks;
 
@@ -27,9 +28,8 @@ pub struct Tally {
     pending_cr: bool,
     /// Whether the last line lacks a line ending (for the line count).
     last_line_open: bool,
-    carry: Vec<u8>,
     started: bool,
-    joined: Vec<u8>,
+    scanner: StreamScanner,
 }
 
 impl Default for Tally {
@@ -45,9 +45,8 @@ impl Default for Tally {
             block_counts: vec![0; blocks::COUNT],
             pending_cr: false,
             last_line_open: false,
-            carry: Vec::new(),
             started: false,
-            joined: Vec::new(),
+            scanner: StreamScanner::new(),
         }
     }
 }
@@ -63,45 +62,26 @@ impl Tally {
             self.bom = bom::sniff(chunk);
         }
         self.bytes += chunk.len() as u64;
-        let mut joined = std::mem::take(&mut self.joined);
-        joined.clear();
-        joined.append(&mut self.carry);
-        joined.extend_from_slice(chunk);
-        self.count(&joined);
-        self.joined = joined;
+        let mut scanner = std::mem::take(&mut self.scanner);
+        scanner.feed(chunk, |piece| self.count(piece));
+        self.scanner = scanner;
     }
 
-    /// Ends the input: a carried partial character is an invalid sequence.
+    /// Ends the input: a character cut at the end is an invalid sequence.
     pub fn finish(&mut self) {
-        if !self.carry.is_empty() {
-            self.carry.clear();
-            self.count_invalid(utf8kit::Utf8ErrorKind::Incomplete);
-        }
+        let mut scanner = std::mem::take(&mut self.scanner);
+        scanner.finish(|piece| self.count(piece));
+        self.scanner = scanner;
         if self.pending_cr {
             self.cr += 1;
             self.pending_cr = false;
         }
     }
 
-    fn count(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.utf8_chunks().peekable();
-        while let Some(chunk) = chunks.next() {
-            self.count_valid(chunk.valid());
-            let invalid = chunk.invalid();
-            if invalid.is_empty() {
-                continue;
-            }
-            let err = utf8kit::validate(invalid).err();
-            let at_end = chunks.peek().is_none();
-            match err {
-                // An incomplete character at the very end may be finished by
-                // the next chunk.
-                Some(e) if at_end && e.error_len().is_none() => {
-                    self.carry.extend_from_slice(invalid);
-                }
-                Some(e) => self.count_invalid(e.kind()),
-                None => {}
-            }
+    fn count(&mut self, piece: Piece<'_>) {
+        match piece {
+            Piece::Valid(text) => self.count_valid(text),
+            Piece::Invalid(error, _) => self.count_invalid(error.kind()),
         }
     }
 

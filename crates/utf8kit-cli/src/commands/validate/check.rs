@@ -92,10 +92,13 @@ fn check_whole(bytes: &[u8], options: CheckOptions) -> Outcome {
         finder.feed(bytes);
     }
     finder.finish();
-    Outcome::Checked {
-        bytes: len,
-        counts: finder.counts,
-        errors: finder.kept,
+    {
+        let (errors, counts) = finder.into_parts();
+        Outcome::Checked {
+            bytes: len,
+            counts,
+            errors,
+        }
     }
 }
 
@@ -167,10 +170,13 @@ fn check_stream(
         }
     }
     finder.finish();
-    Ok(Outcome::Checked {
-        bytes: total,
-        counts: finder.counts,
-        errors: finder.kept,
+    Ok({
+        let (errors, counts) = finder.into_parts();
+        Outcome::Checked {
+            bytes: total,
+            counts,
+            errors,
+        }
     })
 }
 
