@@ -549,3 +549,30 @@ fn completions_and_man_page_come_from_the_clap_definition() {
         .success();
     assert!(dir.path().join("utf8kit-validate.1").exists());
 }
+
+#[test]
+fn colour_only_when_asked_or_on_a_terminal() {
+    let bad = b"a\xFF".as_slice();
+    // Piped output: no colour by default.
+    utf8kit()
+        .args(["validate", "-"])
+        .write_stdin(bad)
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("\x1b[").not());
+    let out = utf8kit()
+        .args(["validate", "--color", "always", "-"])
+        .write_stdin(bad)
+        .assert()
+        .code(1);
+    let text = stdout_of(&out);
+    assert!(
+        text.contains("\x1b[35m<stdin>\x1b[0m") && text.contains("\x1b[1;31minvalid byte\x1b[0m"),
+        "{text:?}"
+    );
+    utf8kit()
+        .args(["validate", "--color", "never", "-"])
+        .write_stdin(bad)
+        .assert()
+        .stdout("<stdin>:1:2: invalid byte at byte 1: FF\n");
+}
