@@ -195,15 +195,45 @@ fn utf8_to_utf16_run<T: Unit16>(
     unit: impl Fn(u16) -> T,
 ) -> Result<usize, Utf8Error> {
     let engine = Engine::for_kernel(kernel);
-    if engine == Engine::Scalar || src.len() < SIMD_MIN {
+    // (A SIMD engine implies the kernel is available: its features are a
+    // superset; the check keeps that from being load-bearing.)
+    if engine == Engine::Scalar || src.len() < SIMD_MIN || !kernel.is_available() {
         return utf8_to_utf16_scalar(src, dst, unit);
     }
-    match kernel.validate(src) {
-        Some(Ok(())) => Ok(valid_utf8_to_utf16_run(engine, be, src, dst, unit)),
-        Some(Err(e)) => Err(e),
-        None => utf8_to_utf16_scalar(src, dst, unit),
+    // Validate and convert a chunk at a time, so the conversion reads
+    // bytes the validator just brought into L1.
+    let mut start = 0;
+    let mut o = 0;
+    while let Some(rest) = src.get(start..).filter(|r| !r.is_empty()) {
+        let mut len = rest.len().min(CHUNK);
+        if len < rest.len() {
+            // End the chunk before a lead byte (there is one among any 4
+            // bytes of valid UTF-8), so no character is cut.
+            len = (len - 3..=len)
+                .rev()
+                .find(|&e| rest.get(e).is_some_and(|&b| (b as i8) >= -64))
+                .unwrap_or(len);
+        }
+        let chunk = rest.get(..len).unwrap_or_default();
+        match kernel.validate(chunk) {
+            Some(Ok(())) => {}
+            // A chunk's error may depend on the bytes after it (a truncated
+            // sequence there is `Incomplete`): the rest decides.
+            _ => match kernel.validate(rest) {
+                Some(Err(e)) => return Err(e.offset_by(start)),
+                _ => len = rest.len(),
+            },
+        }
+        let chunk = rest.get(..len).unwrap_or_default();
+        let out = dst.get_mut(o..).unwrap_or_default();
+        o += valid_utf8_to_utf16_run(engine, be, chunk, out, &unit);
+        start += len;
     }
+    Ok(o)
 }
+
+/// Bytes validated and converted per step of [`utf8_to_utf16_run`].
+const CHUNK: usize = 16 << 10;
 
 /// [`utf16_len_from_utf8`] by `engine`.
 #[inline]

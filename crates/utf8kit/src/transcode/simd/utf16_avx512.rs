@@ -425,6 +425,24 @@ pub(crate) unsafe fn utf16_to_utf8<const BE: bool>(
             continue;
         }
         let three = _mm512_cmpge_epu16_mask(v, _mm512_set1_epi16(0x800));
+        if three == 0 {
+            // 1- and 2-byte characters only, in 16-bit lanes: a 2-byte
+            // lane holds C0 | u >> 6 then 80 | u & 3F, an ASCII lane its
+            // byte then a byte the compress drops.
+            let t = _mm512_ternarylogic_epi32::<A_OR_B_AND_C>(
+                _mm512_srli_epi16::<6>(v),
+                _mm512_slli_epi16::<8>(v),
+                _mm512_set1_epi16(0x3F00),
+            );
+            let t = _mm512_or_si512(t, _mm512_set1_epi16(0x80C0u16 as i16));
+            let r = _mm512_mask_mov_epi16(v, wide, t);
+            let keep = 0x5555_5555_5555_5555 | _pdep_u64(u64::from(wide), 0xAAAA_AAAA_AAAA_AAAA);
+            // SAFETY: 64 <= 112 bytes at `out` are writable.
+            unsafe { _mm512_storeu_si512(out.cast(), _mm512_maskz_compress_epi8(keep, r)) };
+            i += 32;
+            o += keep.count_ones() as usize;
+            continue;
+        }
         let tag = _mm512_and_si512(v, _mm512_set1_epi16(0xFC00u16 as i16));
         let high = _mm512_cmpeq_epi16_mask(tag, _mm512_set1_epi16(0xD800u16 as i16));
         let low = _mm512_cmpeq_epi16_mask(tag, _mm512_set1_epi16(0xDC00u16 as i16));
