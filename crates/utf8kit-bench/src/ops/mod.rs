@@ -22,13 +22,18 @@
 //! }
 //! ```
 
+pub mod utf16;
 pub mod validate;
 
 use crate::inputs::{Encoding, Kind, Size};
 
 /// Every operation the harness knows, in report order.
 pub fn all() -> Vec<Operation> {
-    vec![validate::operation()]
+    vec![
+        validate::operation(),
+        utf16::utf8_to_utf16(),
+        utf16::utf16_to_utf8(),
+    ]
 }
 
 /// Identity of one table row: which text, at which size.

@@ -7,11 +7,13 @@
 
 use core::convert::Infallible;
 
-#[cfg(feature = "alloc")]
 use super::count::{utf8_len_from_utf16_by, utf16_len_from_utf8};
+use super::simd::{Engine, Progress};
+#[cfg(target_arch = "x86_64")]
+use super::simd::{utf16_avx512, utf16_len_avx512};
 use super::step::{HIGH_BITS, ascii_prefix, decode_utf8, put, put_replacement, put_utf8};
 use super::{TranscodeError, Utf16Error, fit};
-use crate::Utf8Error;
+use crate::{Kernel, Utf8Error};
 
 #[cfg(feature = "alloc")]
 use super::{run_to_vec, string_from_kernel};
@@ -124,6 +126,215 @@ fn utf16_to_utf8_scalar<S: Copy, const LOSSY: bool>(
     Ok(o)
 }
 
+/// Inputs shorter than this go to the scalar kernels alone (a SIMD step
+/// needs 64 bytes or 33 units).
+const SIMD_MIN: usize = 64;
+
+/// Storage for one UTF-16 code unit that kernels may write and read as two
+/// raw bytes.
+///
+/// # Safety
+///
+/// Implementors are exactly 2 bytes, alignment at most 2, with every bit
+/// pattern valid.
+unsafe trait Unit16: Copy {}
+// SAFETY: 2 bytes, any bits.
+unsafe impl Unit16 for u16 {}
+// SAFETY: 2 bytes, any bits, alignment 1.
+unsafe impl Unit16 for [u8; 2] {}
+
+/// The SIMD part of UTF-8 → UTF-16 for valid `src` (units big-endian if
+/// `be`, else little-endian, which is native on x86-64).
+#[inline]
+fn simd_utf8_to_utf16<T: Unit16>(engine: Engine, be: bool, src: &[u8], dst: &mut [T]) -> Progress {
+    match engine {
+        #[cfg(target_arch = "x86_64")]
+        Engine::Avx512 if src.len() >= SIMD_MIN => {
+            let (ptr, cap) = (dst.as_mut_ptr().cast::<u8>(), dst.len());
+            // SAFETY: `Engine::Avx512` is only chosen when the CPU has the
+            // kernel's features; `dst` is `2 * cap` writable bytes (`T` is
+            // two bytes, any bits).
+            unsafe {
+                if be {
+                    utf16_avx512::utf8_to_utf16::<true>(src, ptr, cap)
+                } else {
+                    utf16_avx512::utf8_to_utf16::<false>(src, ptr, cap)
+                }
+            }
+        }
+        _ => Progress::default(),
+    }
+}
+
+/// UTF-8 → UTF-16 for `src` known to be valid: the SIMD kernel, then the
+/// scalar kernel from where it stopped. Returns the units needed.
+#[inline]
+fn valid_utf8_to_utf16_run<T: Unit16>(
+    engine: Engine,
+    be: bool,
+    src: &[u8],
+    dst: &mut [T],
+    unit: impl Fn(u16) -> T,
+) -> usize {
+    let p = simd_utf8_to_utf16(engine, be, src, dst);
+    let rest = src.get(p.read..).unwrap_or_default();
+    let out = dst.get_mut(p.written..).unwrap_or_default();
+    // The input is valid and the kernel stops at a character boundary, so
+    // the scalar kernel cannot fail on the rest.
+    p.written + utf8_to_utf16_scalar(rest, out, unit).unwrap_or(0)
+}
+
+/// UTF-8 → UTF-16 with validation by `kernel` (which the CPU supports):
+/// first the whole input is validated, then converted without checks.
+#[inline]
+fn utf8_to_utf16_run<T: Unit16>(
+    kernel: Kernel,
+    be: bool,
+    src: &[u8],
+    dst: &mut [T],
+    unit: impl Fn(u16) -> T,
+) -> Result<usize, Utf8Error> {
+    let engine = Engine::for_kernel(kernel);
+    // (A SIMD engine implies the kernel is available: its features are a
+    // superset; the check keeps that from being load-bearing.)
+    if engine == Engine::Scalar || src.len() < SIMD_MIN || !kernel.is_available() {
+        return utf8_to_utf16_scalar(src, dst, unit);
+    }
+    // Validate and convert a chunk at a time, so the conversion reads
+    // bytes the validator just brought into L1.
+    let mut start = 0;
+    let mut o = 0;
+    while let Some(rest) = src.get(start..).filter(|r| !r.is_empty()) {
+        let mut len = rest.len().min(CHUNK);
+        if len < rest.len() {
+            // End the chunk before a lead byte (there is one among any 4
+            // bytes of valid UTF-8), so no character is cut.
+            len = (len - 3..=len)
+                .rev()
+                .find(|&e| rest.get(e).is_some_and(|&b| (b as i8) >= -64))
+                .unwrap_or(len);
+        }
+        let chunk = rest.get(..len).unwrap_or_default();
+        match kernel.validate(chunk) {
+            Some(Ok(())) => {}
+            // A chunk's error may depend on the bytes after it (a truncated
+            // sequence there is `Incomplete`): the rest decides.
+            _ => match kernel.validate(rest) {
+                Some(Err(e)) => return Err(e.offset_by(start)),
+                _ => len = rest.len(),
+            },
+        }
+        let chunk = rest.get(..len).unwrap_or_default();
+        let out = dst.get_mut(o..).unwrap_or_default();
+        o += valid_utf8_to_utf16_run(engine, be, chunk, out, &unit);
+        start += len;
+    }
+    Ok(o)
+}
+
+/// Bytes validated and converted per step of [`utf8_to_utf16_run`].
+const CHUNK: usize = 16 << 10;
+
+/// [`utf16_len_from_utf8`] by `engine`.
+#[inline]
+fn utf16_len_by(engine: Engine, bytes: &[u8]) -> usize {
+    match engine {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: `Engine::Avx512` is only chosen when the CPU has the
+        // kernel's features.
+        Engine::Avx512 if bytes.len() >= SIMD_MIN => unsafe {
+            utf16_len_avx512::utf16_len_from_utf8(bytes)
+        },
+        _ => utf16_len_from_utf8(bytes),
+    }
+}
+
+/// The UTF-8 length of UTF-16 `src` by `engine` (units big-endian if `be`).
+#[inline]
+fn utf8_len_by<S: Unit16>(engine: Engine, be: bool, src: &[S], unit: impl Fn(S) -> u16) -> usize {
+    let (read, n) = match engine {
+        #[cfg(target_arch = "x86_64")]
+        Engine::Avx512 if src.len() >= SIMD_MIN => {
+            let (ptr, len) = (src.as_ptr().cast::<u8>(), src.len());
+            // SAFETY: the CPU has the kernel's features (as above); `src`
+            // is `2 * len` readable bytes.
+            unsafe {
+                if be {
+                    utf16_len_avx512::utf8_len_from_utf16::<true>(ptr, len)
+                } else {
+                    utf16_len_avx512::utf8_len_from_utf16::<false>(ptr, len)
+                }
+            }
+        }
+        _ => (0, 0),
+    };
+    n + utf8_len_from_utf16_by(src.get(read..).unwrap_or_default(), unit)
+}
+
+/// UTF-16 → UTF-8 by `engine`: SIMD blocks, the scalar kernel for blocks
+/// with unpaired surrogates and for the end. Returns the bytes needed.
+#[inline]
+fn utf16_to_utf8_run<S: Unit16, const LOSSY: bool>(
+    engine: Engine,
+    be: bool,
+    src: &[S],
+    dst: &mut [u8],
+    unit: impl Fn(S) -> u16 + Copy,
+) -> Result<usize, Utf16Error> {
+    let mut i = 0;
+    let mut o = 0;
+    loop {
+        let rest = src.get(i..).unwrap_or_default();
+        let (p, window_end) =
+            simd_utf16_to_utf8(engine, be, rest, dst.get_mut(o..).unwrap_or_default());
+        let start = i + p.read;
+        o += p.written;
+        let end = window_end.map_or(src.len(), |e| i + e);
+        let window = src.get(start..end).unwrap_or_default();
+        let out = dst.get_mut(o..).unwrap_or_default();
+        o += utf16_to_utf8_scalar::<S, LOSSY>(window, out, unit).map_err(|e| match e {
+            Utf16Error::UnpairedSurrogate { index, unit } => Utf16Error::UnpairedSurrogate {
+                index: index + start,
+                unit,
+            },
+            other => other,
+        })?;
+        i = end;
+        if window_end.is_none() || i >= src.len() {
+            return Ok(o);
+        }
+    }
+}
+
+/// The SIMD part of UTF-16 → UTF-8: how far it got, and the end of a block
+/// the scalar kernel must convert before it continues (if it stopped at one).
+#[inline]
+fn simd_utf16_to_utf8<S: Unit16>(
+    engine: Engine,
+    be: bool,
+    src: &[S],
+    dst: &mut [u8],
+) -> (Progress, Option<usize>) {
+    match engine {
+        #[cfg(target_arch = "x86_64")]
+        Engine::Avx512 if src.len() >= SIMD_MIN => {
+            let (ptr, len) = (src.as_ptr().cast::<u8>(), src.len());
+            let (out, cap) = (dst.as_mut_ptr(), dst.len());
+            // SAFETY: the CPU has the kernel's features (`Engine::Avx512`);
+            // `src` is `2 * len` readable bytes, `dst` `cap` writable ones.
+            let stop = unsafe {
+                if be {
+                    utf16_avx512::utf16_to_utf8::<true>(ptr, len, out, cap)
+                } else {
+                    utf16_avx512::utf16_to_utf8::<false>(ptr, len, out, cap)
+                }
+            };
+            (stop.progress, stop.window_end)
+        }
+        _ => (Progress::default(), None),
+    }
+}
+
 /// Views UTF-16 bytes as units, or reports an odd length.
 #[inline]
 fn as_units(bytes: &[u8]) -> Result<&[[u8; 2]], Utf16Error> {
@@ -151,9 +362,64 @@ fn as_units(bytes: &[u8]) -> Result<&[[u8; 2]], Utf16Error> {
 /// ```
 #[cfg(feature = "alloc")]
 pub fn utf8_to_utf16(bytes: &[u8]) -> Result<Vec<u16>, Utf8Error> {
-    run_to_vec(utf16_len_from_utf8(bytes), |dst| {
-        utf8_to_utf16_scalar(bytes, dst, |u| u)
+    let kernel = Kernel::detected();
+    run_to_vec(utf16_len_by(Engine::for_kernel(kernel), bytes), |dst| {
+        utf8_to_utf16_run(kernel, NATIVE_BE, bytes, dst, |u| u)
     })
+}
+
+/// Converts a string to UTF-16. The `&str` is valid UTF-8 by its type, so
+/// this skips validation.
+///
+/// # Example
+///
+/// ```
+/// use utf8kit::transcode::valid_utf8_to_utf16;
+///
+/// let text = "a€😀";
+/// assert_eq!(valid_utf8_to_utf16(text), text.encode_utf16().collect::<Vec<_>>());
+/// ```
+#[cfg(feature = "alloc")]
+pub fn valid_utf8_to_utf16(text: &str) -> Vec<u16> {
+    let engine = Engine::detected();
+    let bytes = text.as_bytes();
+    let units = run_to_vec(utf16_len_by(engine, bytes), |dst| {
+        Ok::<_, Infallible>(valid_utf8_to_utf16_run(
+            engine,
+            NATIVE_BE,
+            bytes,
+            dst,
+            |u| u,
+        ))
+    });
+    units.unwrap_or_default()
+}
+
+/// Converts a string to UTF-16 in `out`, returning the number of code units
+/// written. It skips validation, as the `&str` is valid UTF-8.
+///
+/// # Errors
+///
+/// [`TranscodeError::BufferTooSmall`] if `out` is shorter than
+/// [`utf16_len_from_utf8`].
+///
+/// # Example
+///
+/// ```
+/// use utf8kit::transcode::valid_utf8_to_utf16_into;
+///
+/// let mut out = [0u16; 4];
+/// assert_eq!(valid_utf8_to_utf16_into("é😀", &mut out), Ok(3));
+/// assert_eq!(out[..3], [0xE9, 0xD83D, 0xDE00]);
+/// ```
+pub fn valid_utf8_to_utf16_into(
+    text: &str,
+    out: &mut [u16],
+) -> Result<usize, TranscodeError<Infallible>> {
+    let capacity = out.len();
+    let needed =
+        valid_utf8_to_utf16_run(Engine::detected(), NATIVE_BE, text.as_bytes(), out, |u| u);
+    fit(Ok(needed), capacity)
 }
 
 /// Converts UTF-8 to UTF-16 in `out`, returning the number of code units
@@ -178,8 +444,14 @@ pub fn utf8_to_utf16(bytes: &[u8]) -> Result<Vec<u16>, Utf8Error> {
 /// ```
 pub fn utf8_to_utf16_into(bytes: &[u8], out: &mut [u16]) -> Result<usize, TranscodeError> {
     let capacity = out.len();
-    fit(utf8_to_utf16_scalar(bytes, out, |u| u), capacity)
+    fit(
+        utf8_to_utf16_run(Kernel::detected(), NATIVE_BE, bytes, out, |u| u),
+        capacity,
+    )
 }
+
+/// Whether native `u16` units are big-endian.
+const NATIVE_BE: bool = cfg!(target_endian = "big");
 
 /// Converts a string to UTF-16LE bytes (no byte order mark).
 ///
@@ -192,10 +464,17 @@ pub fn utf8_to_utf16_into(bytes: &[u8], out: &mut [u16]) -> Result<usize, Transc
 /// ```
 #[cfg(feature = "alloc")]
 pub fn utf8_to_utf16le(text: &str) -> Vec<u8> {
-    let units = run_to_vec(utf16_len_from_utf8(text.as_bytes()), |dst| {
-        utf8_to_utf16_scalar(text.as_bytes(), dst, u16::to_le_bytes)
+    let engine = Engine::detected();
+    let bytes = text.as_bytes();
+    let units = run_to_vec(utf16_len_by(engine, bytes), |dst| {
+        Ok::<_, Infallible>(valid_utf8_to_utf16_run(
+            engine,
+            false,
+            bytes,
+            dst,
+            u16::to_le_bytes,
+        ))
     });
-    // A `&str` is valid UTF-8, so the kernel cannot fail.
     units.unwrap_or_default().into_flattened()
 }
 
@@ -210,10 +489,17 @@ pub fn utf8_to_utf16le(text: &str) -> Vec<u8> {
 /// ```
 #[cfg(feature = "alloc")]
 pub fn utf8_to_utf16be(text: &str) -> Vec<u8> {
-    let units = run_to_vec(utf16_len_from_utf8(text.as_bytes()), |dst| {
-        utf8_to_utf16_scalar(text.as_bytes(), dst, u16::to_be_bytes)
+    let engine = Engine::detected();
+    let bytes = text.as_bytes();
+    let units = run_to_vec(utf16_len_by(engine, bytes), |dst| {
+        Ok::<_, Infallible>(valid_utf8_to_utf16_run(
+            engine,
+            true,
+            bytes,
+            dst,
+            u16::to_be_bytes,
+        ))
     });
-    // A `&str` is valid UTF-8, so the kernel cannot fail.
     units.unwrap_or_default().into_flattened()
 }
 
@@ -232,7 +518,7 @@ pub fn utf8_to_utf16be(text: &str) -> Vec<u8> {
 /// assert_eq!(out[..2], [0xE9, 0x00]);
 /// ```
 pub fn utf8_to_utf16le_into(bytes: &[u8], out: &mut [u8]) -> Result<usize, TranscodeError> {
-    utf8_to_utf16_bytes_into(bytes, out, u16::to_le_bytes)
+    utf8_to_utf16_bytes_into(Kernel::detected(), false, bytes, out, u16::to_le_bytes)
 }
 
 /// Converts UTF-8 to UTF-16BE bytes in `out`, returning the number of
@@ -250,18 +536,20 @@ pub fn utf8_to_utf16le_into(bytes: &[u8], out: &mut [u8]) -> Result<usize, Trans
 /// assert_eq!(out[..2], [0x00, 0xE9]);
 /// ```
 pub fn utf8_to_utf16be_into(bytes: &[u8], out: &mut [u8]) -> Result<usize, TranscodeError> {
-    utf8_to_utf16_bytes_into(bytes, out, u16::to_be_bytes)
+    utf8_to_utf16_bytes_into(Kernel::detected(), true, bytes, out, u16::to_be_bytes)
 }
 
 #[inline]
 fn utf8_to_utf16_bytes_into(
+    kernel: Kernel,
+    be: bool,
     bytes: &[u8],
     out: &mut [u8],
     unit: impl Fn(u16) -> [u8; 2],
 ) -> Result<usize, TranscodeError> {
     let (units, _) = out.as_chunks_mut::<2>();
     let capacity = units.len();
-    match fit(utf8_to_utf16_scalar(bytes, units, unit), capacity) {
+    match fit(utf8_to_utf16_run(kernel, be, bytes, units, unit), capacity) {
         Ok(n) => Ok(2 * n),
         Err(TranscodeError::BufferTooSmall { needed }) => {
             Err(TranscodeError::BufferTooSmall { needed: 2 * needed })
@@ -287,7 +575,7 @@ fn utf8_to_utf16_bytes_into(
 /// ```
 #[cfg(feature = "alloc")]
 pub fn utf16_to_utf8(units: &[u16]) -> Result<String, Utf16Error> {
-    utf16_to_string::<u16, false>(units, |u| u)
+    utf16_to_string::<u16, false>(units, NATIVE_BE, |u| u)
 }
 
 /// Converts UTF-16 to UTF-8, replacing each unpaired surrogate with U+FFFD.
@@ -303,7 +591,7 @@ pub fn utf16_to_utf8(units: &[u16]) -> Result<String, Utf16Error> {
 /// ```
 #[cfg(feature = "alloc")]
 pub fn utf16_to_utf8_lossy(units: &[u16]) -> String {
-    utf16_to_string::<u16, true>(units, |u| u).unwrap_or_default()
+    utf16_to_string::<u16, true>(units, NATIVE_BE, |u| u).unwrap_or_default()
 }
 
 /// Converts UTF-16LE bytes to UTF-8. A byte order mark, if any, is kept
@@ -324,7 +612,7 @@ pub fn utf16_to_utf8_lossy(units: &[u16]) -> String {
 /// ```
 #[cfg(feature = "alloc")]
 pub fn utf16le_to_utf8(bytes: &[u8]) -> Result<String, Utf16Error> {
-    utf16_to_string::<[u8; 2], false>(as_units(bytes)?, u16::from_le_bytes)
+    utf16_to_string::<[u8; 2], false>(as_units(bytes)?, false, u16::from_le_bytes)
 }
 
 /// Converts UTF-16BE bytes to UTF-8. A byte order mark, if any, is kept.
@@ -343,7 +631,7 @@ pub fn utf16le_to_utf8(bytes: &[u8]) -> Result<String, Utf16Error> {
 /// ```
 #[cfg(feature = "alloc")]
 pub fn utf16be_to_utf8(bytes: &[u8]) -> Result<String, Utf16Error> {
-    utf16_to_string::<[u8; 2], false>(as_units(bytes)?, u16::from_be_bytes)
+    utf16_to_string::<[u8; 2], false>(as_units(bytes)?, true, u16::from_be_bytes)
 }
 
 /// Converts UTF-16LE bytes to UTF-8, replacing each unpaired surrogate with
@@ -358,7 +646,7 @@ pub fn utf16be_to_utf8(bytes: &[u8]) -> Result<String, Utf16Error> {
 /// ```
 #[cfg(feature = "alloc")]
 pub fn utf16le_to_utf8_lossy(bytes: &[u8]) -> String {
-    utf16_bytes_lossy(bytes, u16::from_le_bytes)
+    utf16_bytes_lossy(bytes, false, u16::from_le_bytes)
 }
 
 /// Converts UTF-16BE bytes to UTF-8, replacing each unpaired surrogate with
@@ -373,13 +661,13 @@ pub fn utf16le_to_utf8_lossy(bytes: &[u8]) -> String {
 /// ```
 #[cfg(feature = "alloc")]
 pub fn utf16be_to_utf8_lossy(bytes: &[u8]) -> String {
-    utf16_bytes_lossy(bytes, u16::from_be_bytes)
+    utf16_bytes_lossy(bytes, true, u16::from_be_bytes)
 }
 
 #[cfg(feature = "alloc")]
-fn utf16_bytes_lossy(bytes: &[u8], unit: fn([u8; 2]) -> u16) -> String {
+fn utf16_bytes_lossy(bytes: &[u8], be: bool, unit: fn([u8; 2]) -> u16) -> String {
     let (units, odd) = bytes.as_chunks::<2>();
-    let mut s = utf16_to_string::<[u8; 2], true>(units, unit).unwrap_or_default();
+    let mut s = utf16_to_string::<[u8; 2], true>(units, be, unit).unwrap_or_default();
     if !odd.is_empty() {
         s.push(char::REPLACEMENT_CHARACTER);
     }
@@ -388,16 +676,20 @@ fn utf16_bytes_lossy(bytes: &[u8], unit: fn([u8; 2]) -> u16) -> String {
 
 #[cfg(feature = "alloc")]
 #[inline]
-fn utf16_to_string<S: Copy, const LOSSY: bool>(
+fn utf16_to_string<S: Unit16, const LOSSY: bool>(
     units: &[S],
+    be: bool,
     unit: impl Fn(S) -> u16 + Copy,
 ) -> Result<String, Utf16Error> {
-    let bytes = run_to_vec(utf8_len_from_utf16_by(units, unit), |dst| {
-        utf16_to_utf8_scalar::<S, LOSSY>(units, dst, unit)
+    let engine = Engine::detected();
+    let bytes = run_to_vec(utf8_len_by(engine, be, units, unit), |dst| {
+        utf16_to_utf8_run::<S, LOSSY>(engine, be, units, dst, unit)
     })?;
     // SAFETY: `bytes` is the output of `utf16_to_utf8_scalar`, which writes
     // only ASCII copies, `put_utf8` of scalar values (BMP non-surrogates and
-    // decoded pairs) and `put_replacement`.
+    // decoded pairs) and `put_replacement`, and of the SIMD kernel, which
+    // writes the same encodings of units it checked (no unpaired
+    // surrogates: those blocks go to the scalar kernel).
     Ok(unsafe { string_from_kernel(bytes) })
 }
 
@@ -426,7 +718,7 @@ pub fn utf16_to_utf8_into(
 ) -> Result<usize, TranscodeError<Utf16Error>> {
     let capacity = out.len();
     fit(
-        utf16_to_utf8_scalar::<u16, false>(units, out, |u| u),
+        utf16_to_utf8_run::<u16, false>(Engine::detected(), NATIVE_BE, units, out, |u| u),
         capacity,
     )
 }
@@ -451,7 +743,7 @@ pub fn utf16_to_utf8_lossy_into(
     out: &mut [u8],
 ) -> Result<usize, TranscodeError<Infallible>> {
     let capacity = out.len();
-    match utf16_to_utf8_scalar::<u16, true>(units, out, |u| u) {
+    match utf16_to_utf8_run::<u16, true>(Engine::detected(), NATIVE_BE, units, out, |u| u) {
         Ok(n) => fit(Ok(n), capacity),
         // Unreachable: the lossy kernel reports no errors.
         Err(_) => {
@@ -483,7 +775,13 @@ pub fn utf16le_to_utf8_into(
     let units = as_units(bytes).map_err(TranscodeError::Invalid)?;
     let capacity = out.len();
     fit(
-        utf16_to_utf8_scalar::<[u8; 2], false>(units, out, u16::from_le_bytes),
+        utf16_to_utf8_run::<[u8; 2], false>(
+            Engine::detected(),
+            false,
+            units,
+            out,
+            u16::from_le_bytes,
+        ),
         capacity,
     )
 }
@@ -509,7 +807,164 @@ pub fn utf16be_to_utf8_into(
     let units = as_units(bytes).map_err(TranscodeError::Invalid)?;
     let capacity = out.len();
     fit(
-        utf16_to_utf8_scalar::<[u8; 2], false>(units, out, u16::from_be_bytes),
+        utf16_to_utf8_run::<[u8; 2], false>(
+            Engine::detected(),
+            true,
+            units,
+            out,
+            u16::from_be_bytes,
+        ),
         capacity,
     )
+}
+
+/// [`utf8_to_utf16_into`] with a forced validation `kernel` (and the
+/// transcoder that goes with it); `None` if the CPU lacks the kernel. For
+/// tests and benchmarks.
+///
+/// # Errors
+///
+/// Inside the `Some`: as [`utf8_to_utf16_into`].
+#[doc(hidden)]
+pub fn utf8_to_utf16_with(
+    kernel: Kernel,
+    bytes: &[u8],
+    out: &mut [u16],
+) -> Option<Result<usize, TranscodeError>> {
+    let capacity = out.len();
+    kernel.is_available().then(|| {
+        fit(
+            utf8_to_utf16_run(kernel, NATIVE_BE, bytes, out, |u| u),
+            capacity,
+        )
+    })
+}
+
+/// [`utf8_to_utf16le_into`] with a forced `kernel`; see [`utf8_to_utf16_with`].
+///
+/// # Errors
+///
+/// Inside the `Some`: as [`utf8_to_utf16le_into`].
+#[doc(hidden)]
+pub fn utf8_to_utf16le_with(
+    kernel: Kernel,
+    bytes: &[u8],
+    out: &mut [u8],
+) -> Option<Result<usize, TranscodeError>> {
+    kernel
+        .is_available()
+        .then(|| utf8_to_utf16_bytes_into(kernel, false, bytes, out, u16::to_le_bytes))
+}
+
+/// [`utf8_to_utf16be_into`] with a forced `kernel`; see [`utf8_to_utf16_with`].
+///
+/// # Errors
+///
+/// Inside the `Some`: as [`utf8_to_utf16be_into`].
+#[doc(hidden)]
+pub fn utf8_to_utf16be_with(
+    kernel: Kernel,
+    bytes: &[u8],
+    out: &mut [u8],
+) -> Option<Result<usize, TranscodeError>> {
+    kernel
+        .is_available()
+        .then(|| utf8_to_utf16_bytes_into(kernel, true, bytes, out, u16::to_be_bytes))
+}
+
+/// [`utf16_to_utf8_into`] with the transcoder of a forced `kernel`; `None`
+/// if the CPU lacks the kernel.
+///
+/// # Errors
+///
+/// Inside the `Some`: as [`utf16_to_utf8_into`].
+#[doc(hidden)]
+pub fn utf16_to_utf8_with(
+    kernel: Kernel,
+    units: &[u16],
+    out: &mut [u8],
+) -> Option<Result<usize, TranscodeError<Utf16Error>>> {
+    let capacity = out.len();
+    kernel.is_available().then(|| {
+        let engine = Engine::for_kernel(kernel);
+        fit(
+            utf16_to_utf8_run::<u16, false>(engine, NATIVE_BE, units, out, |u| u),
+            capacity,
+        )
+    })
+}
+
+/// [`utf16_to_utf8_lossy_into`] with the transcoder of a forced `kernel`;
+/// `None` if the CPU lacks the kernel. Returns the bytes needed, which may
+/// exceed `out.len()` (then `out` holds a prefix).
+#[doc(hidden)]
+pub fn utf16_to_utf8_lossy_with(kernel: Kernel, units: &[u16], out: &mut [u8]) -> Option<usize> {
+    kernel.is_available().then(|| {
+        let engine = Engine::for_kernel(kernel);
+        utf16_to_utf8_run::<u16, true>(engine, NATIVE_BE, units, out, |u| u).unwrap_or(0)
+    })
+}
+
+/// [`utf16le_to_utf8_into`] with the transcoder of a forced `kernel`.
+///
+/// # Errors
+///
+/// Inside the `Some`: as [`utf16le_to_utf8_into`].
+#[doc(hidden)]
+pub fn utf16le_to_utf8_with(
+    kernel: Kernel,
+    bytes: &[u8],
+    out: &mut [u8],
+) -> Option<Result<usize, TranscodeError<Utf16Error>>> {
+    utf16_bytes_to_utf8_with(kernel, false, bytes, out, u16::from_le_bytes)
+}
+
+/// [`utf16be_to_utf8_into`] with the transcoder of a forced `kernel`.
+///
+/// # Errors
+///
+/// Inside the `Some`: as [`utf16be_to_utf8_into`].
+#[doc(hidden)]
+pub fn utf16be_to_utf8_with(
+    kernel: Kernel,
+    bytes: &[u8],
+    out: &mut [u8],
+) -> Option<Result<usize, TranscodeError<Utf16Error>>> {
+    utf16_bytes_to_utf8_with(kernel, true, bytes, out, u16::from_be_bytes)
+}
+
+fn utf16_bytes_to_utf8_with(
+    kernel: Kernel,
+    be: bool,
+    bytes: &[u8],
+    out: &mut [u8],
+    unit: fn([u8; 2]) -> u16,
+) -> Option<Result<usize, TranscodeError<Utf16Error>>> {
+    kernel.is_available().then(|| {
+        let units = as_units(bytes).map_err(TranscodeError::Invalid)?;
+        let capacity = out.len();
+        let engine = Engine::for_kernel(kernel);
+        fit(
+            utf16_to_utf8_run::<[u8; 2], false>(engine, be, units, out, unit),
+            capacity,
+        )
+    })
+}
+
+/// [`utf16_len_from_utf8`] by the transcoder of a forced `kernel`; `None`
+/// if the CPU lacks the kernel.
+#[doc(hidden)]
+pub fn utf16_len_from_utf8_with(kernel: Kernel, bytes: &[u8]) -> Option<usize> {
+    kernel
+        .is_available()
+        .then(|| utf16_len_by(Engine::for_kernel(kernel), bytes))
+}
+
+/// [`utf8_len_from_utf16`](super::utf8_len_from_utf16) by the transcoder of
+/// a forced `kernel`; `None` if the CPU lacks the kernel.
+#[doc(hidden)]
+pub fn utf8_len_from_utf16_with(kernel: Kernel, units: &[u16]) -> Option<usize> {
+    kernel
+        .is_available()
+        .then(|| utf8_len_by(Engine::for_kernel(kernel), NATIVE_BE, units, |u| u))
 }

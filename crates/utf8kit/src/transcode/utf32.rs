@@ -4,9 +4,12 @@ use core::convert::Infallible;
 
 #[cfg(feature = "alloc")]
 use super::count::{count_non_continuation, utf8_len_from_utf32};
+#[cfg(target_arch = "x86_64")]
+use super::simd::utf32_avx512;
+use super::simd::{Engine, Progress};
 use super::step::{HIGH_BITS, ascii_prefix, decode_utf8, put, put_replacement, put_utf8};
 use super::{TranscodeError, Utf32Error, fit};
-use crate::Utf8Error;
+use crate::{Kernel, Utf8Error};
 
 #[cfg(feature = "alloc")]
 use super::{run_to_vec, string_from_kernel};
@@ -54,6 +57,39 @@ fn utf8_to_utf32_scalar(src: &[u8], dst: &mut [u32]) -> Result<usize, Utf8Error>
     Ok(o)
 }
 
+/// Inputs shorter than this go to the scalar kernel alone.
+const SIMD_MIN: usize = 64;
+
+/// UTF-8 → UTF-32 with validation by `kernel` (which the CPU supports):
+/// with a SIMD transcoder, the whole input is validated first, then
+/// converted by the SIMD kernel and the scalar kernel from where it stopped.
+#[inline]
+fn utf8_to_utf32_run(kernel: Kernel, src: &[u8], dst: &mut [u32]) -> Result<usize, Utf8Error> {
+    let engine = Engine::for_kernel(kernel);
+    if engine == Engine::Scalar || src.len() < SIMD_MIN {
+        return utf8_to_utf32_scalar(src, dst);
+    }
+    match kernel.validate(src) {
+        Some(Ok(())) => {}
+        Some(Err(e)) => return Err(e),
+        None => return utf8_to_utf32_scalar(src, dst),
+    }
+    let p = match engine {
+        #[cfg(target_arch = "x86_64")]
+        Engine::Avx512 => {
+            let (ptr, cap) = (dst.as_mut_ptr(), dst.len());
+            // SAFETY: `Engine::Avx512` is only chosen when the CPU has the
+            // kernel's features; `dst` is `cap` writable values.
+            unsafe { utf32_avx512::utf8_to_utf32(src, ptr, cap) }
+        }
+        _ => Progress::default(),
+    };
+    let rest = src.get(p.read..).unwrap_or_default();
+    let out = dst.get_mut(p.written..).unwrap_or_default();
+    // Valid input, cut at a character boundary: the scalar kernel cannot fail.
+    Ok(p.written + utf8_to_utf32_scalar(rest, out).unwrap_or(0))
+}
+
 /// The UTF-32 → UTF-8 kernel. With `LOSSY` each value that is not a scalar
 /// value becomes U+FFFD, otherwise the first one is the error.
 #[inline(always)]
@@ -96,7 +132,7 @@ fn utf32_to_utf8_scalar<const LOSSY: bool>(
 #[cfg(feature = "alloc")]
 pub fn utf8_to_utf32(bytes: &[u8]) -> Result<Vec<u32>, Utf8Error> {
     run_to_vec(count_non_continuation(bytes), |dst| {
-        utf8_to_utf32_scalar(bytes, dst)
+        utf8_to_utf32_run(Kernel::detected(), bytes, dst)
     })
 }
 
@@ -118,7 +154,26 @@ pub fn utf8_to_utf32(bytes: &[u8]) -> Result<Vec<u32>, Utf8Error> {
 /// ```
 pub fn utf8_to_utf32_into(bytes: &[u8], out: &mut [u32]) -> Result<usize, TranscodeError> {
     let capacity = out.len();
-    fit(utf8_to_utf32_scalar(bytes, out), capacity)
+    fit(utf8_to_utf32_run(Kernel::detected(), bytes, out), capacity)
+}
+
+/// [`utf8_to_utf32_into`] with a forced validation `kernel` (and the
+/// transcoder that goes with it); `None` if the CPU lacks the kernel. For
+/// tests and benchmarks.
+///
+/// # Errors
+///
+/// Inside the `Some`: as [`utf8_to_utf32_into`].
+#[doc(hidden)]
+pub fn utf8_to_utf32_with(
+    kernel: Kernel,
+    bytes: &[u8],
+    out: &mut [u32],
+) -> Option<Result<usize, TranscodeError>> {
+    let capacity = out.len();
+    kernel
+        .is_available()
+        .then(|| fit(utf8_to_utf32_run(kernel, bytes, out), capacity))
 }
 
 /// Converts UTF-32 to UTF-8.

@@ -1,0 +1,95 @@
+//! SIMD transcoding kernels for x86-64 and the choice between them.
+//!
+//! The kernels do the bulk of a conversion a block at a time and stop where
+//! a block would not fit (near the end of the input or of the output) or
+//! needs care they leave to the scalar kernels (unpaired surrogates); the
+//! wrappers in the parent module finish with the scalar kernel from there.
+//! So the SIMD code only ever sees whole blocks of room, and every result is
+//! the scalar kernel's result.
+//!
+//! [`Engine`] is the transcoder a [`Kernel`] maps to: the AVX-512
+//! transcoders need VBMI2 (byte and word compress) on top of what
+//! [`Kernel::Avx512`] validates with.
+
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod utf16_avx512;
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod utf16_len_avx512;
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod utf32_avx512;
+
+use crate::Kernel;
+
+/// The transcoder that runs: SIMD kernels when the CPU has them, else the
+/// scalar kernels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Engine {
+    /// The scalar kernels.
+    Scalar,
+    /// The AVX-512 kernels (F, BW, VL, VBMI, VBMI2, plus BMI1/2).
+    #[cfg(target_arch = "x86_64")]
+    Avx512,
+}
+
+/// Whether the CPU has all the `target_feature`s named by the literals.
+#[cfg(all(target_arch = "x86_64", feature = "std"))]
+macro_rules! has {
+    ($($feature:tt),+) => {
+        $(std::is_x86_feature_detected!($feature))&&+
+    };
+}
+
+/// Whether the compilation target has all the `target_feature`s named by
+/// the literals (no run-time detection without `std`).
+#[cfg(all(target_arch = "x86_64", not(feature = "std")))]
+macro_rules! has {
+    ($($feature:tt),+) => {
+        cfg!(all($(target_feature = $feature),+))
+    };
+}
+
+impl Engine {
+    /// The transcoder for validation kernel `kernel`, given that the CPU
+    /// supports `kernel`.
+    #[inline]
+    pub(crate) fn for_kernel(kernel: Kernel) -> Engine {
+        match kernel {
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx512 if avx512_transcode() => Engine::Avx512,
+            _ => Engine::Scalar,
+        }
+    }
+
+    /// The transcoder for the detected kernel.
+    #[inline]
+    pub(crate) fn detected() -> Engine {
+        Engine::for_kernel(Kernel::detected())
+    }
+}
+
+/// Whether the CPU has what the AVX-512 transcoders use.
+/// (`is_x86_feature_detected!` caches CPUID, so this is a few loads.)
+#[cfg(target_arch = "x86_64")]
+#[inline]
+fn avx512_transcode() -> bool {
+    has!(
+        "avx512f",
+        "avx512bw",
+        "avx512vl",
+        "avx512vbmi",
+        "avx512vbmi2",
+        "bmi1",
+        "bmi2",
+        "popcnt"
+    )
+}
+
+/// How far a kernel got: input elements read and output elements written.
+/// It stops at a character boundary, where the scalar kernel takes over.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Progress {
+    /// Input elements (bytes or units) converted.
+    pub(crate) read: usize,
+    /// Output elements written.
+    pub(crate) written: usize,
+}
