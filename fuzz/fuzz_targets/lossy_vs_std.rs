@@ -8,8 +8,13 @@ fuzz_target!(|data: &[u8]| {
     let expected = String::from_utf8_lossy(data);
     assert_eq!(utf8kit::decode_lossy(data), expected);
 
-    let ours: Vec<(&str, &[u8])> = utf8kit::utf8_chunks(data).map(|c| (c.valid(), c.invalid())).collect();
-    let std: Vec<(&str, &[u8])> = data.utf8_chunks().map(|c| (c.valid(), c.invalid())).collect();
+    let ours: Vec<(&str, &[u8])> = utf8kit::utf8_chunks(data)
+        .map(|c| (c.valid(), c.invalid()))
+        .collect();
+    let std: Vec<(&str, &[u8])> = data
+        .utf8_chunks()
+        .map(|c| (c.valid(), c.invalid()))
+        .collect();
     assert_eq!(ours, std);
 
     let mut via_dfa = String::new();

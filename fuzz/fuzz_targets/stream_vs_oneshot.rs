@@ -6,7 +6,9 @@ use libfuzzer_sys::fuzz_target;
 use utf8kit::stream::{LossyStreamDecoder, StreamDecoder, StreamValidator};
 
 fuzz_target!(|data: &[u8]| {
-    let Some((&sizes_seed, input)) = data.split_first() else { return };
+    let Some((&sizes_seed, input)) = data.split_first() else {
+        return;
+    };
     let chunks = split(input, sizes_seed);
 
     let one_shot = utf8kit::validate(input);

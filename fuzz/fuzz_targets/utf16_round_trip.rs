@@ -16,14 +16,23 @@ fuzz_target!(|data: &[u8]| {
         }
         Err(e) => {
             let err = transcode::utf8_to_utf16(data).unwrap_err();
-            assert_eq!((err.valid_up_to(), err.error_len()), (e.valid_up_to(), e.error_len()));
+            assert_eq!(
+                (err.valid_up_to(), err.error_len()),
+                (e.valid_up_to(), e.error_len())
+            );
         }
     }
     // The same bytes read as UTF-16 units (possibly with lone surrogates).
-    let units: Vec<u16> = data.chunks_exact(2).map(|p| u16::from_le_bytes([p[0], p[1]])).collect();
+    let units: Vec<u16> = data
+        .chunks_exact(2)
+        .map(|p| u16::from_le_bytes([p[0], p[1]]))
+        .collect();
     match String::from_utf16(&units) {
         Ok(s) => assert_eq!(transcode::utf16_to_utf8(&units).expect("valid UTF-16"), s),
         Err(_) => assert!(transcode::utf16_to_utf8(&units).is_err()),
     }
-    assert_eq!(transcode::utf16_to_utf8_lossy(&units), String::from_utf16_lossy(&units));
+    assert_eq!(
+        transcode::utf16_to_utf8_lossy(&units),
+        String::from_utf16_lossy(&units)
+    );
 });
