@@ -67,6 +67,27 @@ fn first_failure(bytes: &[u8]) -> usize {
     unsafe { dispatch::first_failure(dispatch::detected(), bytes) }
 }
 
+/// Validates `bytes` with `kernel` (which the CPU supports): the public
+/// [`validate`], short path included, when `kernel` is the detected one, so
+/// that transcoders that take a kernel (to be tested with each) pay nothing
+/// for it in normal use.
+#[inline]
+pub(crate) fn validate_by(kernel: Kernel, bytes: &[u8]) -> Result<(), Utf8Error> {
+    if kernel == dispatch::detected() {
+        validate(bytes)
+    } else {
+        // Callers only pass kernels the CPU supports; one it does not would
+        // be a bug, so check anyway.
+        let kernel = if kernel.is_available() {
+            kernel
+        } else {
+            Kernel::Scalar
+        };
+        // SAFETY: `kernel` is supported, checked just above.
+        result(bytes, unsafe { dispatch::first_failure(kernel, bytes) })
+    }
+}
+
 /// The result of validating `bytes`, from where its check first failed.
 #[inline(always)]
 fn result(bytes: &[u8], failed_at: usize) -> Result<(), Utf8Error> {

@@ -19,6 +19,8 @@ pub(crate) mod utf16_len_avx512;
 pub(crate) mod utf32_avx512;
 
 use crate::Kernel;
+#[cfg(target_arch = "x86_64")]
+use core::sync::atomic::{AtomicU8, Ordering};
 
 /// The transcoder that runs: SIMD kernels when the CPU has them, else the
 /// scalar kernels.
@@ -67,12 +69,28 @@ impl Engine {
     }
 }
 
-/// Whether the CPU has what the AVX-512 transcoders use.
-/// (`is_x86_feature_detected!` caches CPUID, so this is a few loads.)
+/// Whether the CPU has what the AVX-512 transcoders use, asked once and
+/// cached (asking for eight CPU features on every call costs more than
+/// converting a short string): 0 before the first call, 1 no, 2 yes. Every
+/// thread computes the same value, so `Relaxed` is enough: a race only
+/// means asking twice.
+#[cfg(target_arch = "x86_64")]
+static AVX512_TRANSCODE: AtomicU8 = AtomicU8::new(0);
+
 #[cfg(target_arch = "x86_64")]
 #[inline]
 fn avx512_transcode() -> bool {
-    has!(
+    match AVX512_TRANSCODE.load(Ordering::Relaxed) {
+        0 => detect_avx512_transcode(),
+        n => n == 2,
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[cold]
+#[inline(never)]
+fn detect_avx512_transcode() -> bool {
+    let yes = has!(
         "avx512f",
         "avx512bw",
         "avx512vl",
@@ -81,7 +99,9 @@ fn avx512_transcode() -> bool {
         "bmi1",
         "bmi2",
         "popcnt"
-    )
+    );
+    AVX512_TRANSCODE.store(if yes { 2 } else { 1 }, Ordering::Relaxed);
+    yes
 }
 
 /// How far a kernel got: input elements read and output elements written.
