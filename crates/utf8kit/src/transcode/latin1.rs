@@ -3,14 +3,22 @@
 //! This is the true ISO-8859-1, not windows-1252 (which the WHATWG Encoding
 //! Standard calls "latin1"): bytes `80..=9F` are the C1 controls
 //! U+0080..=U+009F. Legacy code pages live in `utf8kit-legacy`.
+//!
+//! With AVX-512 the SIMD kernels (`simd/latin1_avx512.rs`) convert 64 bytes
+//! per step and the scalar kernels below finish from where they stop (the
+//! end of the room in the output, or, for UTF-8 input, a block that is not
+//! plain ASCII and `C2`/`C3` pairs, which the scalar kernel then reports as
+//! the error it is).
 
 use core::convert::Infallible;
 
-#[cfg(feature = "alloc")]
-use super::count::{count_non_continuation, utf8_len_from_latin1};
+use super::count::{count_non_continuation, utf8_len_from_latin1_scalar};
+#[cfg(target_arch = "x86_64")]
+use super::simd::latin1_avx512;
+use super::simd::{Engine, Progress};
 use super::step::{HIGH_BITS, ascii_prefix, decode_utf8, put, put_utf8};
 use super::{Latin1Error, TranscodeError, fit};
-use crate::Utf8Error;
+use crate::{Kernel, Utf8Error};
 
 #[cfg(feature = "alloc")]
 use super::{run_to_vec, string_from_kernel};
@@ -88,6 +96,76 @@ fn utf8_to_latin1_scalar(src: &[u8], dst: &mut [u8]) -> Result<usize, Latin1Erro
     Ok(o)
 }
 
+/// Latin-1 → UTF-8 by `engine`: the SIMD kernel, then the scalar kernel
+/// from where it stopped. Returns the bytes the whole output needs.
+#[inline]
+fn latin1_to_utf8_run(engine: Engine, src: &[u8], dst: &mut [u8]) -> usize {
+    let p = match engine {
+        #[cfg(target_arch = "x86_64")]
+        Engine::Avx512 => {
+            let (ptr, cap) = (dst.as_mut_ptr(), dst.len());
+            // SAFETY: `Engine::Avx512` is only chosen when the CPU has the
+            // kernel's features; `dst` is `cap` writable bytes.
+            unsafe { latin1_avx512::latin1_to_utf8(src, ptr, cap) }
+        }
+        _ => Progress::default(),
+    };
+    let rest = src.get(p.read..).unwrap_or_default();
+    let out = dst.get_mut(p.written..).unwrap_or_default();
+    p.written + latin1_to_utf8_scalar(rest, out)
+}
+
+/// UTF-8 → Latin-1 by `engine`: the SIMD kernel while its blocks are plain,
+/// then the scalar kernel from that character boundary, which converts the
+/// rest or reports the first problem (so every error is the scalar one).
+#[inline]
+fn utf8_to_latin1_run(engine: Engine, src: &[u8], dst: &mut [u8]) -> Result<usize, Latin1Error> {
+    let p = match engine {
+        #[cfg(target_arch = "x86_64")]
+        Engine::Avx512 => {
+            let (ptr, cap) = (dst.as_mut_ptr(), dst.len());
+            // SAFETY: as in `latin1_to_utf8_run`.
+            unsafe { latin1_avx512::utf8_to_latin1(src, ptr, cap) }
+        }
+        _ => Progress::default(),
+    };
+    let rest = src.get(p.read..).unwrap_or_default();
+    let out = dst.get_mut(p.written..).unwrap_or_default();
+    match utf8_to_latin1_scalar(rest, out) {
+        Ok(n) => Ok(p.written + n),
+        Err(Latin1Error::InvalidUtf8(e)) => Err(Latin1Error::InvalidUtf8(e.offset_by(p.read))),
+        Err(Latin1Error::Unrepresentable { offset, ch }) => Err(Latin1Error::Unrepresentable {
+            offset: offset + p.read,
+            ch,
+        }),
+    }
+}
+
+/// [`utf8_len_from_latin1`](super::utf8_len_from_latin1) by `engine`.
+#[inline]
+pub(super) fn utf8_len_by(engine: Engine, bytes: &[u8]) -> usize {
+    match engine {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: `Engine::Avx512` is only chosen when the CPU has the
+        // kernel's features.
+        Engine::Avx512 => bytes.len() + unsafe { latin1_avx512::count_high(bytes) },
+        _ => utf8_len_from_latin1_scalar(bytes),
+    }
+}
+
+/// The number of bytes of `bytes` that are not continuation bytes, by
+/// `engine`: [`latin1_len_from_utf8`](super::latin1_len_from_utf8).
+#[inline]
+pub(super) fn latin1_len_by(engine: Engine, bytes: &[u8]) -> usize {
+    match engine {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: `Engine::Avx512` is only chosen when the CPU has the
+        // kernel's features.
+        Engine::Avx512 => unsafe { latin1_avx512::count_non_continuation(bytes) },
+        _ => count_non_continuation(bytes),
+    }
+}
+
 /// Converts Latin-1 to UTF-8. Every byte is a character, so this cannot fail.
 ///
 /// # Example
@@ -119,10 +197,11 @@ pub fn latin1_to_utf8(bytes: &[u8]) -> String {
 pub fn latin1_to_utf8_into_string(bytes: &[u8], out: &mut String) {
     let mut buf = core::mem::take(out).into_bytes();
     let start = buf.len();
-    let needed = utf8_len_from_latin1(bytes);
+    let engine = Engine::detected();
+    let needed = utf8_len_by(engine, bytes);
     buf.resize(start + needed, 0);
     let written = match buf.get_mut(start..) {
-        Some(tail) => latin1_to_utf8_scalar(bytes, tail),
+        Some(tail) => latin1_to_utf8_run(engine, bytes, tail),
         None => 0,
     };
     if written != needed {
@@ -137,8 +216,9 @@ pub fn latin1_to_utf8_into_string(bytes: &[u8], out: &mut String) {
         return;
     }
     // SAFETY: `buf[..start]` came from a `String`; the rest is the complete
-    // output of `latin1_to_utf8_scalar` (ASCII copies and `put_utf8` of
-    // U+0000..=U+00FF) into a tail of exactly the length it needed.
+    // output of `latin1_to_utf8_run` (ASCII copies and two-byte encodings
+    // of U+0080..=U+00FF, from the SIMD kernel or `put_utf8`) into a tail of
+    // exactly the length it needed.
     *out = unsafe { string_from_kernel(buf) };
 }
 
@@ -163,7 +243,10 @@ pub fn latin1_to_utf8_into(
     out: &mut [u8],
 ) -> Result<usize, TranscodeError<Infallible>> {
     let capacity = out.len();
-    fit(Ok(latin1_to_utf8_scalar(bytes, out)), capacity)
+    fit(
+        Ok(latin1_to_utf8_run(Engine::detected(), bytes, out)),
+        capacity,
+    )
 }
 
 /// Converts UTF-8 to Latin-1, validating it.
@@ -187,8 +270,9 @@ pub fn latin1_to_utf8_into(
 /// ```
 #[cfg(feature = "alloc")]
 pub fn utf8_to_latin1(bytes: &[u8]) -> Result<Vec<u8>, Latin1Error> {
-    run_to_vec(count_non_continuation(bytes), |dst| {
-        utf8_to_latin1_scalar(bytes, dst)
+    let engine = Engine::detected();
+    run_to_vec(latin1_len_by(engine, bytes), |dst| {
+        utf8_to_latin1_run(engine, bytes, dst)
     })
 }
 
@@ -214,5 +298,63 @@ pub fn utf8_to_latin1_into(
     out: &mut [u8],
 ) -> Result<usize, TranscodeError<Latin1Error>> {
     let capacity = out.len();
-    fit(utf8_to_latin1_scalar(bytes, out), capacity)
+    fit(utf8_to_latin1_run(Engine::detected(), bytes, out), capacity)
+}
+
+/// [`latin1_to_utf8_into`] with the transcoder of a forced validation
+/// `kernel` ([`Kernel::Avx512`] runs the AVX-512 kernels if the CPU has
+/// them, every other kernel the scalar ones); `None` if the CPU lacks the
+/// kernel. For tests and benchmarks.
+///
+/// # Errors
+///
+/// Inside the `Some`: as [`latin1_to_utf8_into`].
+#[doc(hidden)]
+pub fn latin1_to_utf8_with(
+    kernel: Kernel,
+    bytes: &[u8],
+    out: &mut [u8],
+) -> Option<Result<usize, TranscodeError<Infallible>>> {
+    let capacity = out.len();
+    kernel.is_available().then(|| {
+        let engine = Engine::for_kernel(kernel);
+        fit(Ok(latin1_to_utf8_run(engine, bytes, out)), capacity)
+    })
+}
+
+/// [`utf8_to_latin1_into`] with the transcoder of a forced `kernel`; see
+/// [`latin1_to_utf8_with`].
+///
+/// # Errors
+///
+/// Inside the `Some`: as [`utf8_to_latin1_into`].
+#[doc(hidden)]
+pub fn utf8_to_latin1_with(
+    kernel: Kernel,
+    bytes: &[u8],
+    out: &mut [u8],
+) -> Option<Result<usize, TranscodeError<Latin1Error>>> {
+    let capacity = out.len();
+    kernel.is_available().then(|| {
+        let engine = Engine::for_kernel(kernel);
+        fit(utf8_to_latin1_run(engine, bytes, out), capacity)
+    })
+}
+
+/// [`utf8_len_from_latin1`](super::utf8_len_from_latin1) by the transcoder
+/// of a forced `kernel`; `None` if the CPU lacks the kernel.
+#[doc(hidden)]
+pub fn utf8_len_from_latin1_with(kernel: Kernel, bytes: &[u8]) -> Option<usize> {
+    kernel
+        .is_available()
+        .then(|| utf8_len_by(Engine::for_kernel(kernel), bytes))
+}
+
+/// [`latin1_len_from_utf8`](super::latin1_len_from_utf8) by the transcoder
+/// of a forced `kernel`; `None` if the CPU lacks the kernel.
+#[doc(hidden)]
+pub fn latin1_len_from_utf8_with(kernel: Kernel, text: &str) -> Option<usize> {
+    kernel
+        .is_available()
+        .then(|| latin1_len_by(Engine::for_kernel(kernel), text.as_bytes()))
 }

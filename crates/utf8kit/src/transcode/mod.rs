@@ -62,6 +62,10 @@ pub use count::{
     utf8_len_from_utf32, utf16_len_from_utf8,
 };
 pub use error::{Latin1Error, TranscodeError, Utf16Error, Utf32Error};
+#[doc(hidden)]
+pub use latin1::{
+    latin1_len_from_utf8_with, latin1_to_utf8_with, utf8_len_from_latin1_with, utf8_to_latin1_with,
+};
 #[cfg(feature = "alloc")]
 pub use latin1::{latin1_to_utf8, latin1_to_utf8_into_string, utf8_to_latin1};
 pub use latin1::{latin1_to_utf8_into, utf8_to_latin1_into};

@@ -12,6 +12,8 @@
 //! [`Kernel::Avx512`] validates with.
 
 #[cfg(target_arch = "x86_64")]
+pub(crate) mod latin1_avx512;
+#[cfg(target_arch = "x86_64")]
 pub(crate) mod utf16_avx512;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod utf16_len_avx512;

@@ -1,0 +1,296 @@
+//! AVX-512 Latin-1 ⇄ UTF-8, and the two output lengths.
+//!
+//! # Latin-1 → UTF-8
+//!
+//! 64 bytes per step. An all-ASCII block is stored as it is. Otherwise every
+//! byte `b` gets two candidate bytes, computed for the whole block at once:
+//! the first, `b` itself if it is ASCII else the lead `C0 | b >> 6` (`C2` or
+//! `C3`); the second, the continuation `80 | b & 3F` (that is `b & BF`). A
+//! two-source byte permute (`vpermt2b`) interleaves them into 64 byte pairs
+//! per half block, and `vpcompressb` keeps the first byte of every pair and
+//! the second of the pairs whose `b` is `80..=FF` (the mask is the high-bit
+//! mask deposited on the odd bits with `pdep`).
+//!
+//! # UTF-8 → Latin-1 (validating)
+//!
+//! 64 bytes per step. An all-ASCII block is stored as it is. Otherwise the
+//! block converts in registers only if its non-ASCII bytes are exactly `C2`
+//! or `C3` leads each followed by one continuation byte (a lead in the last
+//! lane is left for the next step): then each continuation byte becomes the
+//! Latin-1 byte (`b`, plus `40` after `C3`) and `vpcompressb` drops the
+//! leads. Anything else in a block (a longer or invalid sequence, a stray
+//! continuation, a truncated sequence) is an error for Latin-1, so the
+//! kernel stops at the start of the block, a character boundary, and the
+//! scalar kernel finds and reports the first problem from there, exactly as
+//! it would have from the start.
+//!
+//! # Tails and room
+//!
+//! The last block is read with a masked load (never past the input) and
+//! every store writes whole registers only where 64 bytes of room are left,
+//! else a masked store of exactly the bytes produced. A step runs only if
+//! its whole output fits; the kernels stop before the first one that does
+//! not, and the scalar kernel writes what fits and counts the rest.
+
+use super::Progress;
+use core::arch::x86_64::*;
+
+/// The low `n` bits set, for `n <= 64`.
+#[inline(always)]
+const fn low_bits(n: usize) -> u64 {
+    if n >= 64 { u64::MAX } else { (1u64 << n) - 1 }
+}
+
+/// `vpermt2b` indices interleaving bytes `32 * HALF..32 * HALF + 32` of the
+/// first source (even lanes) with the same bytes of the second (odd lanes).
+const fn interleave(half: usize) -> [u8; 64] {
+    let mut index = [0u8; 64];
+    let mut j = 0;
+    while j < 32 {
+        index[2 * j] = (32 * half + j) as u8;
+        index[2 * j + 1] = (64 + 32 * half + j) as u8;
+        j += 1;
+    }
+    index
+}
+
+static INTERLEAVE_LO: [u8; 64] = interleave(0);
+static INTERLEAVE_HI: [u8; 64] = interleave(1);
+
+/// `vpternlogd` truth tables from the canonical operands.
+const A: i32 = 0xF0;
+const B: i32 = 0xCC;
+const C: i32 = 0xAA;
+/// `a | (b & c)`.
+const A_OR_B_AND_C: i32 = A | (B & C);
+
+/// Every even bit of a 64-bit mask (the first byte of each pair).
+const EVEN_BITS: u64 = 0x5555_5555_5555_5555;
+/// Every odd bit of a 64-bit mask (the second byte of each pair).
+const ODD_BITS: u64 = 0xAAAA_AAAA_AAAA_AAAA;
+
+/// Loads a 64-byte constant table.
+#[target_feature(enable = "avx512f")]
+#[inline]
+fn table(t: &[u8; 64]) -> __m512i {
+    // SAFETY: `t` is 64 readable bytes; `loadu` needs no alignment.
+    unsafe { _mm512_loadu_si512(t.as_ptr().cast()) }
+}
+
+/// Loads the `n` bytes at `src` (`n <= 64`), zeros in the lanes past them.
+///
+/// # Safety
+///
+/// * `n` bytes at `src` are readable.
+#[target_feature(enable = "avx512f,avx512bw")]
+#[inline]
+unsafe fn load(src: *const u8, n: usize) -> __m512i {
+    if n >= 64 {
+        // SAFETY: 64 bytes at `src` are readable (the caller's contract).
+        unsafe { _mm512_loadu_si512(src.cast()) }
+    } else {
+        // SAFETY: the mask enables the `n` readable bytes only; masked-off
+        // lanes are not read and cannot fault.
+        unsafe { _mm512_maskz_loadu_epi8(low_bits(n), src.cast()) }
+    }
+}
+
+/// Stores the first `n` bytes of `v` at `dst` (`n <= 64`), writing nothing
+/// past `dst + room`: a whole register if `room >= 64`, else a masked store.
+///
+/// # Safety
+///
+/// * `min(room, 64)` bytes at `dst` are writable, and `n <= room`.
+#[target_feature(enable = "avx512f,avx512bw")]
+#[inline]
+unsafe fn store(dst: *mut u8, room: usize, v: __m512i, n: usize) {
+    if room >= 64 {
+        // SAFETY: 64 bytes at `dst` are writable.
+        unsafe { _mm512_storeu_si512(dst.cast(), v) }
+    } else {
+        // SAFETY: the mask enables `n <= room` bytes, all writable;
+        // masked-off lanes are not written.
+        unsafe { _mm512_mask_storeu_epi8(dst.cast(), low_bits(n), v) }
+    }
+}
+
+/// Converts Latin-1 `src` to UTF-8 at `dst` as far as the output fits.
+///
+/// # Safety
+///
+/// * The CPU supports the enabled features.
+/// * `dst` is valid for writes of `cap` bytes.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi1,bmi2,popcnt")]
+pub(crate) unsafe fn latin1_to_utf8(src: &[u8], dst: *mut u8, cap: usize) -> Progress {
+    let mut i = 0;
+    let mut o = 0;
+    let low_two = _mm512_set1_epi8(0x03);
+    let lead_marker = _mm512_set1_epi8(0xC0u8 as i8);
+    let cont_bits = _mm512_set1_epi8(0xBFu8 as i8);
+    let (pairs_lo, pairs_hi) = (table(&INTERLEAVE_LO), table(&INTERLEAVE_HI));
+    // Invariants: `i <= src.len()`, `o <= cap`.
+    while i < src.len() {
+        let n = (src.len() - i).min(64);
+        // SAFETY: `i + n <= src.len()`.
+        let v = unsafe { load(src.as_ptr().add(i), n) };
+        let high = _mm512_movepi8_mask(v);
+        let len = n + high.count_ones() as usize;
+        let room = cap - o;
+        if len > room {
+            break;
+        }
+        // SAFETY: `o + len <= cap`, and `store` writes at most `room` bytes
+        // from `out` (below: `room - n0` from `out + n0`).
+        let out = unsafe { dst.add(o) };
+        if high == 0 {
+            // SAFETY: as above, `n <= room`.
+            unsafe { store(out, room, v, n) };
+        } else {
+            // First byte of each pair: ASCII as is, else C0 | b >> 6 (the
+            // 16-bit shift brings in bits of the next byte; the mask drops
+            // them).
+            let lead = _mm512_ternarylogic_epi32::<A_OR_B_AND_C>(
+                lead_marker,
+                _mm512_srli_epi16::<6>(v),
+                low_two,
+            );
+            let first = _mm512_mask_blend_epi8(high, v, lead);
+            let second = _mm512_and_si512(v, cont_bits);
+            let (high_lo, high_hi) = (high & 0xFFFF_FFFF, high >> 32);
+            let n_lo = n.min(32);
+            let n_hi = n - n_lo;
+            let keep_lo = (EVEN_BITS & low_bits(2 * n_lo)) | _pdep_u64(high_lo, ODD_BITS);
+            let keep_hi = (EVEN_BITS & low_bits(2 * n_hi)) | _pdep_u64(high_hi, ODD_BITS);
+            let out_lo = _mm512_maskz_compress_epi8(
+                keep_lo,
+                _mm512_permutex2var_epi8(first, pairs_lo, second),
+            );
+            let len_lo = n_lo + high_lo.count_ones() as usize;
+            // SAFETY: `len_lo <= len <= room` bytes from `out` are in `dst`.
+            unsafe { store(out, room, out_lo, len_lo) };
+            if n_hi > 0 {
+                let out_hi = _mm512_maskz_compress_epi8(
+                    keep_hi,
+                    _mm512_permutex2var_epi8(first, pairs_hi, second),
+                );
+                // SAFETY: the rest, `len - len_lo` bytes, fits in
+                // `room - len_lo` bytes from `out + len_lo`.
+                unsafe { store(out.add(len_lo), room - len_lo, out_hi, len - len_lo) };
+            }
+        }
+        i += n;
+        o += len;
+    }
+    Progress {
+        read: i,
+        written: o,
+    }
+}
+
+/// Converts UTF-8 `src` to Latin-1 at `dst` while its blocks take the fast
+/// path (see the module docs) and the output fits; stops at a character
+/// boundary before the first block that does not.
+///
+/// # Safety
+///
+/// * The CPU supports the enabled features.
+/// * `dst` is valid for writes of `cap` bytes.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi1,bmi2,popcnt")]
+pub(crate) unsafe fn utf8_to_latin1(src: &[u8], dst: *mut u8, cap: usize) -> Progress {
+    let mut i = 0;
+    let mut o = 0;
+    let c2 = _mm512_set1_epi8(0xC2u8 as i8);
+    let c3 = _mm512_set1_epi8(0xC3u8 as i8);
+    let two = _mm512_set1_epi8(2);
+    let first_lead = _mm512_set1_epi8(-64); // C0: continuation bytes are below it (signed)
+    let bit6 = _mm512_set1_epi8(0x40);
+    // Invariants: `i <= src.len()` is a character boundary, `o <= cap`.
+    while i < src.len() {
+        let n = (src.len() - i).min(64);
+        // SAFETY: `i + n <= src.len()`.
+        let v = unsafe { load(src.as_ptr().add(i), n) };
+        let high = _mm512_movepi8_mask(v);
+        let room = cap - o;
+        // SAFETY (both stores): `out + room` is the end of `dst`.
+        let out = unsafe { dst.add(o) };
+        if high == 0 {
+            if n > room {
+                break;
+            }
+            // SAFETY: `n <= room`.
+            unsafe { store(out, room, v, n) };
+            i += n;
+            o += n;
+            continue;
+        }
+        let cont = _mm512_cmplt_epi8_mask(v, first_lead);
+        // C2 or C3: `b - C2 < 2` unsigned.
+        let lead = _mm512_cmplt_epu8_mask(_mm512_sub_epi8(v, c2), two);
+        // Every non-ASCII byte is a C2/C3 lead or a continuation, and the
+        // continuations are exactly the bytes after the leads. Absent lanes
+        // of a short block are zero, so a lead in its last lane fails this;
+        // a lead in lane 63 of a full block is shifted out and waits.
+        if high != lead | cont || cont != lead << 1 {
+            break;
+        }
+        let read = n - (lead >> 63) as usize;
+        let keep = !lead & low_bits(n);
+        let len = keep.count_ones() as usize;
+        if len > room {
+            break;
+        }
+        // A continuation after C3 is b + 40 (its bit 6 is clear).
+        let after_c3 = _mm512_cmpeq_epi8_mask(v, c3) << 1;
+        let latin1 = _mm512_mask_add_epi8(v, after_c3, v, bit6);
+        // SAFETY: `len <= room`.
+        unsafe { store(out, room, _mm512_maskz_compress_epi8(keep, latin1), len) };
+        i += read;
+        o += len;
+    }
+    Progress {
+        read: i,
+        written: o,
+    }
+}
+
+/// The number of bytes `80..=FF` in `bytes`.
+///
+/// # Safety
+///
+/// * The CPU supports the enabled features.
+#[target_feature(enable = "avx512f,avx512bw,popcnt")]
+pub(crate) unsafe fn count_high(bytes: &[u8]) -> usize {
+    let (blocks, tail) = bytes.as_chunks::<64>();
+    let mut n = 0;
+    for block in blocks {
+        // SAFETY: `block` is 64 readable bytes.
+        let v = unsafe { _mm512_loadu_si512(block.as_ptr().cast()) };
+        n += _mm512_movepi8_mask(v).count_ones() as usize;
+    }
+    // SAFETY: `tail` is `tail.len() < 64` readable bytes.
+    let v = unsafe { load(tail.as_ptr(), tail.len()) };
+    n + _mm512_movepi8_mask(v).count_ones() as usize
+}
+
+/// The number of bytes in `bytes` that are not continuation bytes
+/// (`80..=BF`).
+///
+/// # Safety
+///
+/// * The CPU supports the enabled features.
+#[target_feature(enable = "avx512f,avx512bw,popcnt")]
+pub(crate) unsafe fn count_non_continuation(bytes: &[u8]) -> usize {
+    let (blocks, tail) = bytes.as_chunks::<64>();
+    let first_lead = _mm512_set1_epi8(-64);
+    let mut continuation = 0;
+    for block in blocks {
+        // SAFETY: `block` is 64 readable bytes.
+        let v = unsafe { _mm512_loadu_si512(block.as_ptr().cast()) };
+        continuation += _mm512_cmplt_epi8_mask(v, first_lead).count_ones() as usize;
+    }
+    // SAFETY: `tail` is `tail.len() < 64` readable bytes (absent lanes are
+    // zero, ASCII, so they count as no continuation).
+    let v = unsafe { load(tail.as_ptr(), tail.len()) };
+    continuation += _mm512_cmplt_epi8_mask(v, first_lead).count_ones() as usize;
+    bytes.len() - continuation
+}

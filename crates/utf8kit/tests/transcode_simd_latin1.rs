@@ -1,0 +1,438 @@
+//! The Latin-1 ⇄ UTF-8 transcoders, forced kernel by kernel (the scalar and
+//! the AVX-512 engine), against std and the scalar engine: every byte at
+//! every position, every short UTF-8 sequence around the 64-byte block
+//! edges, an error at every offset 0..=200 of valid text, the lipsum files,
+//! random inputs, exact-size output buffers with a guard byte after them and
+//! buffers one byte short.
+
+use std::path::PathBuf;
+
+use proptest::prelude::*;
+use utf8kit::Kernel;
+use utf8kit::transcode::{self as t, Latin1Error, TranscodeError};
+
+/// A value no kernel writes past the end of an exact-size buffer.
+const GUARD: u8 = 0xA5;
+
+/// std's Latin-1 → UTF-8: every byte is the char of the same value.
+fn std_latin1_to_utf8(bytes: &[u8]) -> String {
+    bytes.iter().map(|&b| b as char).collect()
+}
+
+/// std's UTF-8 → Latin-1: the first problem in input order, a char above
+/// U+00FF in the valid prefix or else the UTF-8 error (with std's numbers,
+/// checked against `utf8kit::validate`).
+fn std_utf8_to_latin1(bytes: &[u8]) -> Result<Vec<u8>, Latin1Error> {
+    let (valid, error) = match std::str::from_utf8(bytes) {
+        Ok(s) => (s, None),
+        Err(e) => (
+            std::str::from_utf8(&bytes[..e.valid_up_to()]).unwrap(),
+            Some(e),
+        ),
+    };
+    if let Some((offset, ch)) = valid.char_indices().find(|&(_, c)| u32::from(c) > 0xFF) {
+        return Err(Latin1Error::Unrepresentable { offset, ch });
+    }
+    match error {
+        None => Ok(valid.chars().map(|c| u32::from(c) as u8).collect()),
+        Some(e) => {
+            let ours = utf8kit::validate(bytes).unwrap_err();
+            assert_eq!(
+                (ours.valid_up_to(), ours.error_len()),
+                (e.valid_up_to(), e.error_len())
+            );
+            Err(Latin1Error::InvalidUtf8(ours))
+        }
+    }
+}
+
+/// Checks Latin-1 → UTF-8 under every kernel on `bytes`.
+fn check_latin1(bytes: &[u8]) {
+    let want = std_latin1_to_utf8(bytes);
+    let n = want.len();
+    for kernel in Kernel::available() {
+        let ctx = || format!("{kernel}, {} bytes {:02X?}", bytes.len(), short(bytes));
+        assert_eq!(
+            t::utf8_len_from_latin1_with(kernel, bytes),
+            Some(n),
+            "{}",
+            ctx()
+        );
+        // Exact size, guard after.
+        let mut out = vec![GUARD; n + 1];
+        let got = t::latin1_to_utf8_with(kernel, bytes, &mut out[..n]);
+        assert_eq!(got, Some(Ok(n)), "{}", ctx());
+        assert_eq!(&out[..n], want.as_bytes(), "{}", ctx());
+        assert_eq!(out[n], GUARD, "{}: wrote past the end", ctx());
+        // Too small: the exact need, nothing written past the slice.
+        for cut in [1, 2, 65, n / 2 + 1] {
+            if cut <= n {
+                let mut small = vec![GUARD; n];
+                let got = t::latin1_to_utf8_with(kernel, bytes, &mut small[..n - cut]);
+                assert_eq!(
+                    got,
+                    Some(Err(TranscodeError::BufferTooSmall { needed: n })),
+                    "{} short by {cut}",
+                    ctx()
+                );
+                assert!(
+                    small[n - cut..].iter().all(|&b| b == GUARD),
+                    "{}: wrote past the end",
+                    ctx()
+                );
+            }
+        }
+    }
+    // The dispatched public functions.
+    assert_eq!(t::latin1_to_utf8(bytes), want);
+    assert_eq!(t::utf8_len_from_latin1(bytes), n);
+    let mut s = String::from("prefix ");
+    t::latin1_to_utf8_into_string(bytes, &mut s);
+    assert_eq!(s, format!("prefix {want}"));
+    let mut out = vec![GUARD; n + 1];
+    assert_eq!(t::latin1_to_utf8_into(bytes, &mut out[..n]), Ok(n));
+    assert_eq!(&out[..n], want.as_bytes());
+    assert_eq!(out[n], GUARD);
+}
+
+/// Checks UTF-8 → Latin-1 under every kernel on `bytes`, against std and the
+/// scalar engine.
+fn check_utf8(bytes: &[u8]) {
+    let want = std_utf8_to_latin1(bytes);
+    let mut scalar_out = vec![0u8; bytes.len()];
+    let scalar = t::utf8_to_latin1_with(Kernel::Scalar, bytes, &mut scalar_out).unwrap();
+    for kernel in Kernel::available() {
+        let ctx = || format!("{kernel}, {} bytes {:02X?}", bytes.len(), short(bytes));
+        match &want {
+            Ok(latin1) => {
+                let n = latin1.len();
+                let text = std::str::from_utf8(bytes).unwrap();
+                assert_eq!(
+                    t::latin1_len_from_utf8_with(kernel, text),
+                    Some(n),
+                    "{}",
+                    ctx()
+                );
+                let mut out = vec![GUARD; n + 1];
+                let got = t::utf8_to_latin1_with(kernel, bytes, &mut out[..n]);
+                assert_eq!(got, Some(Ok(n)), "{}", ctx());
+                assert_eq!(&out[..n], &latin1[..], "{}", ctx());
+                assert_eq!(out[n], GUARD, "{}: wrote past the end", ctx());
+                for cut in [1, 2, 65, n / 2 + 1] {
+                    if cut <= n {
+                        let mut small = vec![GUARD; n];
+                        let got = t::utf8_to_latin1_with(kernel, bytes, &mut small[..n - cut]);
+                        assert_eq!(
+                            got,
+                            Some(Err(TranscodeError::BufferTooSmall { needed: n })),
+                            "{} short by {cut}",
+                            ctx()
+                        );
+                        assert!(
+                            small[n - cut..].iter().all(|&b| b == GUARD),
+                            "{}: wrote past the end",
+                            ctx()
+                        );
+                    }
+                }
+                assert_eq!(scalar, Ok(n), "{}: scalar", ctx());
+            }
+            Err(e) => {
+                // Exact need of a valid input or not: the error wins over
+                // any buffer size.
+                for len in [bytes.len(), bytes.len() / 2, 0] {
+                    let mut out = vec![GUARD; len + 1];
+                    let got = t::utf8_to_latin1_with(kernel, bytes, &mut out[..len]);
+                    assert_eq!(
+                        got,
+                        Some(Err(TranscodeError::Invalid(*e))),
+                        "{} room {len}",
+                        ctx()
+                    );
+                    assert_eq!(out[len], GUARD, "{}: wrote past the end", ctx());
+                }
+                assert_eq!(
+                    scalar,
+                    Err(TranscodeError::Invalid(*e)),
+                    "{}: scalar",
+                    ctx()
+                );
+            }
+        }
+    }
+    assert_eq!(t::utf8_to_latin1(bytes), want);
+    if let Ok(text) = std::str::from_utf8(bytes) {
+        assert_eq!(t::latin1_len_from_utf8(text), text.chars().count());
+    }
+}
+
+/// At most the first 80 bytes, for messages.
+fn short(bytes: &[u8]) -> &[u8] {
+    &bytes[..bytes.len().min(80)]
+}
+
+/// Latin-1 text: French/German-like, about one accented letter in eight.
+fn latin1_text(len: usize, seed: u64) -> Vec<u8> {
+    let mut x = seed | 1;
+    (0..len)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            match x % 16 {
+                0 | 1 => 0xC0 + (x >> 8) as u8 % 0x40,
+                2 => b' ',
+                _ => b'a' + (x >> 8) as u8 % 26,
+            }
+        })
+        .collect()
+}
+
+/// ASCII text.
+fn ascii_text(len: usize) -> Vec<u8> {
+    b"Lorem ipsum dolor sit amet, consectetur adipiscing elit. "
+        .iter()
+        .copied()
+        .cycle()
+        .take(len)
+        .collect()
+}
+
+/// Valid UTF-8 of exactly `len` bytes, all of it Latin-1 (ASCII and `é`),
+/// with two-byte characters crossing as many positions as it can.
+fn utf8_latin1_prefix(len: usize) -> Vec<u8> {
+    let mut out = Vec::with_capacity(len);
+    let mut k = 0;
+    while out.len() < len {
+        if len - out.len() >= 2 && k % 3 != 0 {
+            out.extend_from_slice("é".as_bytes());
+        } else {
+            out.push(b'a' + (k % 26) as u8);
+        }
+        k += 1;
+    }
+    out
+}
+
+#[test]
+fn latin1_every_byte_at_every_position() {
+    for base in [ascii_text(260), latin1_text(260, 7)] {
+        for pos in 0..=200 {
+            for b in 0..=255u8 {
+                let mut v = base.clone();
+                v[pos] = b;
+                check_latin1(&v[..pos + 1]);
+                check_latin1(&v);
+                // And back: the UTF-8 of it converts to the same bytes.
+                let utf8 = std_latin1_to_utf8(&v);
+                if pos % 8 == 0 {
+                    check_utf8(utf8.as_bytes());
+                } else {
+                    assert_eq!(t::utf8_to_latin1(utf8.as_bytes()), Ok(v));
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn latin1_short_inputs_and_sizes() {
+    for len in 0..=300 {
+        check_latin1(&ascii_text(len));
+        check_latin1(&latin1_text(len, len as u64));
+        let all_high: Vec<u8> = (0..len).map(|i| 0x80 | i as u8).collect();
+        check_latin1(&all_high);
+        check_utf8(std_latin1_to_utf8(&all_high).as_bytes());
+        check_utf8(std_latin1_to_utf8(&latin1_text(len, 3)).as_bytes());
+    }
+}
+
+/// Offsets around the 64-byte block edges.
+const OFFSETS: &[usize] = &[0, 1, 31, 32, 33, 61, 62, 63, 64, 65, 126, 127, 128];
+
+#[test]
+fn utf8_every_short_sequence_at_block_edges() {
+    let suffix = utf8_latin1_prefix(70);
+    let mut sequences: Vec<Vec<u8>> = Vec::new();
+    for a in 0..=255u8 {
+        sequences.push(vec![a]);
+        for b in 0..=255u8 {
+            sequences.push(vec![a, b]);
+        }
+    }
+    // Three bytes: every lead and second byte with edge third bytes.
+    const EDGES: &[u8] = &[
+        0x00, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC3, 0xFF,
+    ];
+    for a in 0x80..=0xFFu8 {
+        for b in 0..=255u8 {
+            for &c in &[0x41, 0x80, 0xBF, 0xC0] {
+                sequences.push(vec![a, b, c]);
+            }
+        }
+    }
+    // Four bytes: every 4-byte lead (and the bytes above) with edge
+    // continuations.
+    for a in 0xF0..=0xFFu8 {
+        for &b in EDGES {
+            for &c in EDGES {
+                for &d in EDGES {
+                    sequences.push(vec![a, b, c, d]);
+                }
+            }
+        }
+    }
+    for (k, seq) in sequences.iter().enumerate() {
+        // Every sequence at a few offsets; a rotating subset at all.
+        let offsets: &[usize] = if seq.len() <= 1 || k % 7 == 0 {
+            OFFSETS
+        } else {
+            &OFFSETS[k % OFFSETS.len()..][..1]
+        };
+        for &off in offsets {
+            let mut v = utf8_latin1_prefix(off);
+            v.extend_from_slice(seq);
+            check_utf8(&v);
+            v.extend_from_slice(&suffix);
+            check_utf8(&v);
+        }
+    }
+}
+
+/// Problems inserted into valid text: invalid UTF-8 and characters above
+/// U+00FF, and pairs of them in both orders.
+const PROBLEMS: &[&[u8]] = &[
+    b"\xFF",
+    b"\x80",
+    b"\xC3",
+    b"\xC3a",
+    b"\xC0\xAF",
+    b"\xC1\xBF",
+    b"\xC4\x80",         // U+0100
+    b"\xDF\xBF",         // U+07FF
+    b"\xE2\x82",         // truncated €
+    b"\xE2\x82\xAC",     // €
+    b"\xED\xA0\x80",     // surrogate
+    b"\xE0\x80\x80",     // overlong
+    b"\xF0\x9F\x98\x80", // 😀
+    b"\xF4\x90\x80\x80", // above U+10FFFF
+    b"\xF0\x9F\x98",     // truncated
+    b"\xE2\x82\xAC\xFF", // € then invalid: €
+    b"\xFF\xE2\x82\xAC", // invalid then €: invalid
+    b"\xC3\xA9\xC2",     // é then a lone lead
+    b"\xC3\xA9\xE2\x82\xAC",
+];
+
+#[test]
+fn utf8_problem_at_every_offset() {
+    let suffix = utf8_latin1_prefix(150);
+    for &problem in PROBLEMS {
+        for off in 0..=200 {
+            let mut v = utf8_latin1_prefix(off);
+            v.extend_from_slice(problem);
+            check_utf8(&v);
+            v.extend_from_slice(&suffix);
+            check_utf8(&v);
+            // In ASCII text too (the all-ASCII block path).
+            let mut a = ascii_text(off);
+            a.extend_from_slice(problem);
+            a.extend_from_slice(&ascii_text(100));
+            check_utf8(&a);
+        }
+    }
+}
+
+#[test]
+fn utf8_latin1_text_long() {
+    for len in [1000, 4096, 65_537] {
+        let text = std_latin1_to_utf8(&latin1_text(len, 11));
+        check_utf8(text.as_bytes());
+        check_latin1(&latin1_text(len, 13));
+        let high: Vec<u8> = (0..len).map(|i| (i * 7 + 0x80) as u8 | 0x80).collect();
+        check_latin1(&high);
+        check_utf8(std_latin1_to_utf8(&high).as_bytes());
+    }
+}
+
+fn corpus_dir() -> Option<PathBuf> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .ancestors()
+        .map(|d| d.join("shared/corpus/lipsum"))
+        .find(|d| d.is_dir())
+        .or_else(|| Some(PathBuf::from("/work/shared/corpus/lipsum")))?;
+    dir.is_dir().then_some(dir)
+}
+
+#[test]
+fn lipsum_files() {
+    let Some(dir) = corpus_dir() else {
+        eprintln!("skipped: no shared/corpus/lipsum");
+        return;
+    };
+    let mut seen = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if !path.to_string_lossy().ends_with(".utf8.txt") {
+            continue;
+        }
+        let bytes = std::fs::read(&path).unwrap();
+        check_utf8(&bytes);
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if name.starts_with("Latin") {
+            // Latin lipsum is representable: it converts, and so does its
+            // Latin-1 form back.
+            let latin1 = t::utf8_to_latin1(&bytes).unwrap();
+            check_latin1(&latin1);
+        }
+        if name.starts_with("Russian") {
+            assert!(matches!(
+                t::utf8_to_latin1(&bytes),
+                Err(Latin1Error::Unrepresentable { .. })
+            ));
+        }
+        // Every file's Latin-1 bytes read as Latin-1 too.
+        check_latin1(&bytes);
+        seen += 1;
+    }
+    assert!(seen > 0);
+}
+
+/// A character that is mostly Latin-1, sometimes not.
+fn latin1ish_char() -> impl Strategy<Value = char> {
+    prop_oneof![
+        8 => (0x20u32..0x7F).prop_map(|c| char::from_u32(c).unwrap()),
+        4 => (0x80u32..0x100).prop_map(|c| char::from_u32(c).unwrap()),
+        1 => any::<char>(),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    #[test]
+    fn random_latin1(bytes in proptest::collection::vec(any::<u8>(), 0..4096)) {
+        check_latin1(&bytes);
+        check_utf8(&bytes);
+    }
+
+    #[test]
+    fn random_latin1ish_text(chars in proptest::collection::vec(latin1ish_char(), 0..2048)) {
+        let s: String = chars.into_iter().collect();
+        check_utf8(s.as_bytes());
+    }
+
+    #[test]
+    fn random_latin1_text_with_a_flip(
+        bytes in proptest::collection::vec(0x20u8..=0xFF, 0..4096),
+        at in any::<usize>(),
+        with in any::<u8>(),
+    ) {
+        let mut utf8 = std_latin1_to_utf8(&bytes).into_bytes();
+        check_utf8(&utf8);
+        if !utf8.is_empty() {
+            let i = at % utf8.len();
+            utf8[i] = with;
+            check_utf8(&utf8);
+        }
+    }
+}
