@@ -1,8 +1,8 @@
-//! Benchmark inputs: the lipsum corpus and two generated texts, each producible at any
-//! size in UTF-8 or UTF-16.
+//! Benchmark inputs: the lipsum corpus and generated texts, each producible at any size in
+//! UTF-8, UTF-16 or (for the texts it can represent) Latin-1.
 //!
-//! A *family* is one text (a corpus file pair, generated ASCII, or a random mix of 1- to
-//! 4-byte characters). [`Family::utf8`] and [`Family::utf16`] build it at a requested
+//! A *family* is one text (a corpus file pair, generated ASCII, a random mix of 1- to
+//! 4-byte characters, or one of two Latin-1 texts). [`Family::utf8`] and [`Family::utf16`] build it at a requested
 //! size by repeating the content and cutting at a character boundary, so every input is
 //! valid and at most the requested size; [`Data`] stores it from a 64-byte boundary.
 //! Inputs are built when a row is measured and dropped afterwards, so a 64 MiB sweep
@@ -17,6 +17,8 @@ pub const CORPUS_ENV: &str = "UTF8KIT_CORPUS";
 /// Seeds of the generated families; fixed so every run measures the same bytes.
 const ASCII_SEED: u64 = 0x0A5C_11A5_C11A_5C11;
 const RANDOM_SEED: u64 = 0x5EED_0F12_34AB_CDEF;
+const LATIN1_TEXT_SEED: u64 = 0x1A71_11E5_7E87_0001;
+const LATIN1_RANDOM_SEED: u64 = 0x1A71_11E5_7A4D_0002;
 
 /// Where a family comes from; summaries select their rows by it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -27,6 +29,9 @@ pub enum Kind {
     Ascii,
     /// Generated random characters, uniformly 1, 2, 3 or 4 bytes long in UTF-8.
     Random,
+    /// Generated text of U+0000..=U+00FF only: French/German-like words with accented
+    /// letters, or random characters U+0020..=U+00FF. Only the Latin-1 operations use it.
+    Latin1,
 }
 
 /// One benchmark text, producible at any size.
@@ -54,13 +59,15 @@ pub enum Data {
     Utf8(Aligned<u8>),
     /// UTF-16 code units in native byte order (BOM removed).
     Utf16(Aligned<u16>),
+    /// Latin-1 bytes (each byte is the character U+0000..=U+00FF of its value).
+    Latin1(Aligned<u8>),
 }
 
 impl Data {
     /// Size in bytes, the numerator of every GB/s figure.
     pub fn byte_len(&self) -> usize {
         match self {
-            Data::Utf8(b) => b.len(),
+            Data::Utf8(b) | Data::Latin1(b) => b.len(),
             Data::Utf16(u) => u.len() * 2,
         }
     }
@@ -115,6 +122,8 @@ pub enum Encoding {
     Utf8,
     /// UTF-16 code units, native byte order.
     Utf16,
+    /// Latin-1 bytes.
+    Latin1,
 }
 
 impl Family {
@@ -173,11 +182,38 @@ impl Family {
         }
     }
 
+    /// The text as Latin-1, `size` bytes (fewer only if the text is shorter). Characters
+    /// above U+00FF are left out: a text with some is not representable, and the Latin-1
+    /// operations do not run on it ([`is_latin1`](crate::ops::RowKey::is_latin1)).
+    pub fn latin1(&self, size: usize) -> Vec<u8> {
+        let latin1 = |c: char| u8::try_from(u32::from(c)).ok();
+        match &self.source {
+            Source::Corpus { utf8, .. } => {
+                let text = String::from_utf8_lossy(utf8);
+                let unit: Vec<u8> = text.chars().filter_map(latin1).collect();
+                if unit.is_empty() {
+                    return Vec::new();
+                }
+                repeat_to(&unit, size)
+            }
+            Source::Generated { seed, next } => {
+                let mut rng = Rng::new(*seed);
+                let mut out = Vec::with_capacity(size);
+                // A generator of few Latin-1 characters still ends (random: 1 in 4).
+                while out.len() < size {
+                    out.extend(latin1(next(&mut rng)));
+                }
+                out
+            }
+        }
+    }
+
     /// The text in `encoding` at `size` bytes.
     pub fn data(&self, encoding: Encoding, size: usize) -> Data {
         match encoding {
             Encoding::Utf8 => Data::Utf8(self.utf8(size).into()),
             Encoding::Utf16 => Data::Utf16(self.utf16(size).into()),
+            Encoding::Latin1 => Data::Latin1(self.latin1(size).into()),
         }
     }
 
@@ -200,7 +236,8 @@ pub fn families(corpus: &Path) -> Result<Vec<Family>, String> {
     Ok(out)
 }
 
-/// The generated families, `ASCII` and `random` (they need no corpus).
+/// The generated families, `ASCII`, `random`, `Latin-1 text` and `Latin-1 random` (they
+/// need no corpus).
 pub fn generated_families() -> Vec<Family> {
     vec![
         Family {
@@ -217,6 +254,22 @@ pub fn generated_families() -> Vec<Family> {
             source: Source::Generated {
                 seed: RANDOM_SEED,
                 next: random_char,
+            },
+        },
+        Family {
+            name: "Latin-1 text".into(),
+            kind: Kind::Latin1,
+            source: Source::Generated {
+                seed: LATIN1_TEXT_SEED,
+                next: latin1_text_char,
+            },
+        },
+        Family {
+            name: "Latin-1 random".into(),
+            kind: Kind::Latin1,
+            source: Source::Generated {
+                seed: LATIN1_RANDOM_SEED,
+                next: latin1_random_char,
             },
         },
     ]
@@ -323,6 +376,22 @@ fn ascii_char(rng: &mut Rng) -> char {
     const ALPHABET: &[u8] =
         b"etaoinshrdlucmfwypvbgkjqxz etaoinshrdlu     ETAOINS0123,.;:!?'\"()-\n";
     char::from(ALPHABET[rng.below(ALPHABET.len() as u64) as usize])
+}
+
+/// French/German-like Latin-1 text: the ASCII alphabet of [`ascii_char`] with about one
+/// letter in eight replaced by an accented letter U+00C0..=U+00FF.
+fn latin1_text_char(rng: &mut Rng) -> char {
+    if rng.below(8) == 0 {
+        // U+00D7 and U+00F7 (× and ÷) are not letters but keep the range simple.
+        char::from(0xC0 + rng.below(0x40) as u8)
+    } else {
+        ascii_char(rng)
+    }
+}
+
+/// A random character U+0020..=U+00FF (Latin-1 bytes 20..=FF, C1 controls included).
+fn latin1_random_char(rng: &mut Rng) -> char {
+    char::from(0x20 + rng.below(0xE0) as u8)
 }
 
 /// A random scalar value whose UTF-8 length is uniform over 1..=4 (surrogates redrawn).

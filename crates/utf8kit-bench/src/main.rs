@@ -244,6 +244,9 @@ fn measure_operation(
 /// Contenders to run on a row (indices), or `None` if the filter keeps none. The ratios'
 /// numerators (utf8kit) always join a kept row so its ratios stay defined.
 fn active_contenders(op: &Operation, key: &RowKey, filters: &[String]) -> Option<Vec<usize>> {
+    if !(op.rows)(key) {
+        return None;
+    }
     let applies = |i: usize| (op.contenders[i].applies)(key);
     let mut active: Vec<usize> = (0..op.contenders.len())
         .filter(|&i| applies(i) && selected(filters, op.name, key, &op.contenders[i].name))

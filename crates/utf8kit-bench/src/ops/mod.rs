@@ -22,6 +22,7 @@
 //! }
 //! ```
 
+pub mod latin1;
 pub mod utf16;
 pub mod validate;
 
@@ -33,6 +34,9 @@ pub fn all() -> Vec<Operation> {
         validate::operation(),
         utf16::utf8_to_utf16(),
         utf16::utf16_to_utf8(),
+        latin1::latin1_to_utf8(),
+        latin1::utf8_to_latin1(),
+        latin1::utf8_len_from_latin1(),
     ]
 }
 
@@ -52,6 +56,19 @@ impl RowKey {
     pub fn is_non_latin_lipsum(&self) -> bool {
         self.kind == Kind::Lipsum && self.input != "Latin"
     }
+
+    /// Whether this row's text is representable in Latin-1: the generated Latin-1 and
+    /// ASCII families and the (ASCII) Latin lipsum file. The Latin-1 operations run on
+    /// these rows only.
+    pub fn is_latin1(&self) -> bool {
+        matches!(self.kind, Kind::Latin1 | Kind::Ascii)
+            || (self.kind == Kind::Lipsum && self.input == "Latin")
+    }
+
+    /// Every row but the generated Latin-1 families: the rows of the Unicode operations.
+    pub fn is_not_latin1_family(&self) -> bool {
+        self.kind != Kind::Latin1
+    }
 }
 
 /// A timed function over UTF-8 input.
@@ -67,6 +84,8 @@ pub enum Run {
     /// Reads UTF-16 code units (native byte order).
     #[allow(dead_code, reason = "for the transcoding operations (UTF-16 inputs)")]
     Utf16(Utf16Fn),
+    /// Reads Latin-1 bytes.
+    Latin1(Utf8Fn),
 }
 
 impl Run {
@@ -75,6 +94,7 @@ impl Run {
         match self {
             Run::Utf8(_) => Encoding::Utf8,
             Run::Utf16(_) => Encoding::Utf16,
+            Run::Latin1(_) => Encoding::Latin1,
         }
     }
 }
@@ -141,6 +161,16 @@ impl Contender {
         f: impl FnMut(&[u16]) -> usize + 'static,
     ) -> Contender {
         Contender::new(name, label, role, Run::Utf16(Box::new(f)))
+    }
+
+    /// A contender reading Latin-1 bytes, agreeing exactly with the oracle, on every row.
+    pub fn latin1(
+        name: impl Into<String>,
+        label: impl Into<String>,
+        role: Role,
+        f: impl FnMut(&[u8]) -> usize + 'static,
+    ) -> Contender {
+        Contender::new(name, label, role, Run::Latin1(Box::new(f)))
     }
 
     fn new(name: impl Into<String>, label: impl Into<String>, role: Role, run: Run) -> Contender {
@@ -242,6 +272,8 @@ pub struct Operation {
     pub name: &'static str,
     /// Encoding of its inputs.
     pub encoding: Encoding,
+    /// Rows it runs on (default: every family but the generated Latin-1 ones).
+    pub rows: fn(&RowKey) -> bool,
     /// Contender whose results `--check` compares the others with.
     pub oracle: &'static str,
     /// Contenders, in column order.
@@ -260,12 +292,19 @@ impl Operation {
         Operation {
             name,
             encoding,
+            rows: RowKey::is_not_latin1_family,
             oracle,
             contenders: Vec::new(),
             ratios: Vec::new(),
             summaries: Vec::new(),
             notes: Vec::new(),
         }
+    }
+
+    /// Restricts it to the rows `pred` accepts.
+    pub fn rows(mut self, pred: fn(&RowKey) -> bool) -> Operation {
+        self.rows = pred;
+        self
     }
 
     /// Adds a contender (a column).

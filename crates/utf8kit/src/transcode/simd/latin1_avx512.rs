@@ -114,6 +114,37 @@ unsafe fn store(dst: *mut u8, room: usize, v: __m512i, n: usize) {
     }
 }
 
+/// The UTF-8 of the `n <= 64` Latin-1 bytes in `v` (`high`: their bytes
+/// `80..=FF`), in two registers of `len_lo` and `len - len_lo` bytes.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi1,bmi2,popcnt")]
+#[inline]
+fn expand(v: __m512i, high: u64, n: usize) -> (__m512i, __m512i, usize) {
+    // First byte of each pair: ASCII as is, else C0 | b >> 6 (the 16-bit
+    // shift brings in bits of the next byte; the mask drops them).
+    let lead = _mm512_ternarylogic_epi32::<A_OR_B_AND_C>(
+        _mm512_set1_epi8(0xC0u8 as i8),
+        _mm512_srli_epi16::<6>(v),
+        _mm512_set1_epi8(0x03),
+    );
+    let first = _mm512_mask_blend_epi8(high, v, lead);
+    // Second byte: the continuation 80 | b & 3F.
+    let second = _mm512_and_si512(v, _mm512_set1_epi8(0xBFu8 as i8));
+    let (high_lo, high_hi) = (high & 0xFFFF_FFFF, high >> 32);
+    let n_lo = n.min(32);
+    let n_hi = n - n_lo;
+    let keep_lo = (EVEN_BITS & low_bits(2 * n_lo)) | _pdep_u64(high_lo, ODD_BITS);
+    let keep_hi = (EVEN_BITS & low_bits(2 * n_hi)) | _pdep_u64(high_hi, ODD_BITS);
+    let out_lo = _mm512_maskz_compress_epi8(
+        keep_lo,
+        _mm512_permutex2var_epi8(first, table(&INTERLEAVE_LO), second),
+    );
+    let out_hi = _mm512_maskz_compress_epi8(
+        keep_hi,
+        _mm512_permutex2var_epi8(first, table(&INTERLEAVE_HI), second),
+    );
+    (out_lo, out_hi, n_lo + high_lo.count_ones() as usize)
+}
+
 /// Converts Latin-1 `src` to UTF-8 at `dst` as far as the output fits.
 ///
 /// # Safety
@@ -124,11 +155,32 @@ unsafe fn store(dst: *mut u8, room: usize, v: __m512i, n: usize) {
 pub(crate) unsafe fn latin1_to_utf8(src: &[u8], dst: *mut u8, cap: usize) -> Progress {
     let mut i = 0;
     let mut o = 0;
-    let low_two = _mm512_set1_epi8(0x03);
-    let lead_marker = _mm512_set1_epi8(0xC0u8 as i8);
-    let cont_bits = _mm512_set1_epi8(0xBFu8 as i8);
-    let (pairs_lo, pairs_hi) = (table(&INTERLEAVE_LO), table(&INTERLEAVE_HI));
     // Invariants: `i <= src.len()`, `o <= cap`.
+    // Whole blocks with room for the worst case (128 bytes): whole stores.
+    while src.len() - i >= 64 && cap - o >= 128 {
+        // SAFETY: `i + 64 <= src.len()`.
+        let v = unsafe { _mm512_loadu_si512(src.as_ptr().add(i).cast()) };
+        // SAFETY: `o + 128 <= cap`.
+        let out = unsafe { dst.add(o) };
+        let high = _mm512_movepi8_mask(v);
+        if high == 0 {
+            // SAFETY: 64 bytes at `out` are writable.
+            unsafe { _mm512_storeu_si512(out.cast(), v) };
+            i += 64;
+            o += 64;
+            continue;
+        }
+        let (out_lo, out_hi, len_lo) = expand(v, high, 64);
+        // SAFETY: `len_lo <= 64`, so both 64-byte stores end within the
+        // 128 writable bytes at `out`.
+        unsafe {
+            _mm512_storeu_si512(out.cast(), out_lo);
+            _mm512_storeu_si512(out.add(len_lo).cast(), out_hi);
+        }
+        i += 64;
+        o += 64 + high.count_ones() as usize;
+    }
+    // The end: a short block, or little room. Stores are exact here.
     while i < src.len() {
         let n = (src.len() - i).min(64);
         // SAFETY: `i + n <= src.len()`.
@@ -139,44 +191,14 @@ pub(crate) unsafe fn latin1_to_utf8(src: &[u8], dst: *mut u8, cap: usize) -> Pro
         if len > room {
             break;
         }
-        // SAFETY: `o + len <= cap`, and `store` writes at most `room` bytes
-        // from `out` (below: `room - n0` from `out + n0`).
+        // SAFETY: `o + len <= cap`; `store` writes at most `room` bytes
+        // from `out` (and `room - len_lo` from `out + len_lo`).
         let out = unsafe { dst.add(o) };
-        if high == 0 {
-            // SAFETY: as above, `n <= room`.
-            unsafe { store(out, room, v, n) };
-        } else {
-            // First byte of each pair: ASCII as is, else C0 | b >> 6 (the
-            // 16-bit shift brings in bits of the next byte; the mask drops
-            // them).
-            let lead = _mm512_ternarylogic_epi32::<A_OR_B_AND_C>(
-                lead_marker,
-                _mm512_srli_epi16::<6>(v),
-                low_two,
-            );
-            let first = _mm512_mask_blend_epi8(high, v, lead);
-            let second = _mm512_and_si512(v, cont_bits);
-            let (high_lo, high_hi) = (high & 0xFFFF_FFFF, high >> 32);
-            let n_lo = n.min(32);
-            let n_hi = n - n_lo;
-            let keep_lo = (EVEN_BITS & low_bits(2 * n_lo)) | _pdep_u64(high_lo, ODD_BITS);
-            let keep_hi = (EVEN_BITS & low_bits(2 * n_hi)) | _pdep_u64(high_hi, ODD_BITS);
-            let out_lo = _mm512_maskz_compress_epi8(
-                keep_lo,
-                _mm512_permutex2var_epi8(first, pairs_lo, second),
-            );
-            let len_lo = n_lo + high_lo.count_ones() as usize;
-            // SAFETY: `len_lo <= len <= room` bytes from `out` are in `dst`.
-            unsafe { store(out, room, out_lo, len_lo) };
-            if n_hi > 0 {
-                let out_hi = _mm512_maskz_compress_epi8(
-                    keep_hi,
-                    _mm512_permutex2var_epi8(first, pairs_hi, second),
-                );
-                // SAFETY: the rest, `len - len_lo` bytes, fits in
-                // `room - len_lo` bytes from `out + len_lo`.
-                unsafe { store(out.add(len_lo), room - len_lo, out_hi, len - len_lo) };
-            }
+        let (out_lo, out_hi, len_lo) = expand(v, high, n);
+        // SAFETY: as above, `len_lo <= len <= room`.
+        unsafe {
+            store(out, room, out_lo, len_lo);
+            store(out.add(len_lo), room - len_lo, out_hi, len - len_lo);
         }
         i += n;
         o += len;
@@ -191,6 +213,10 @@ pub(crate) unsafe fn latin1_to_utf8(src: &[u8], dst: *mut u8, cap: usize) -> Pro
 /// path (see the module docs) and the output fits; stops at a character
 /// boundary before the first block that does not.
 ///
+/// Blocks are read at fixed 64-byte steps, so no load address waits on the
+/// data: a `C2`/`C3` lead in the last lane is carried into the next block,
+/// whose lane 0 must then be its continuation.
+///
 /// # Safety
 ///
 /// * The CPU supports the enabled features.
@@ -199,12 +225,17 @@ pub(crate) unsafe fn latin1_to_utf8(src: &[u8], dst: *mut u8, cap: usize) -> Pro
 pub(crate) unsafe fn utf8_to_latin1(src: &[u8], dst: *mut u8, cap: usize) -> Progress {
     let mut i = 0;
     let mut o = 0;
+    // The lead carried from lane 63 of the previous block (bit 0), and
+    // whether it was C3 (bit 0).
+    let mut carry = 0u64;
+    let mut carry_c3 = 0u64;
     let c2 = _mm512_set1_epi8(0xC2u8 as i8);
     let c3 = _mm512_set1_epi8(0xC3u8 as i8);
     let two = _mm512_set1_epi8(2);
     let first_lead = _mm512_set1_epi8(-64); // C0: continuation bytes are below it (signed)
     let bit6 = _mm512_set1_epi8(0x40);
-    // Invariants: `i <= src.len()` is a character boundary, `o <= cap`.
+    // Invariants: `i <= src.len()`, and `i - carry` is a character
+    // boundary; `o <= cap` bytes are the conversion of `src[..i - carry]`.
     while i < src.len() {
         let n = (src.len() - i).min(64);
         // SAFETY: `i + n <= src.len()`.
@@ -213,7 +244,7 @@ pub(crate) unsafe fn utf8_to_latin1(src: &[u8], dst: *mut u8, cap: usize) -> Pro
         let room = cap - o;
         // SAFETY (both stores): `out + room` is the end of `dst`.
         let out = unsafe { dst.add(o) };
-        if high == 0 {
+        if (high | carry) == 0 {
             if n > room {
                 break;
             }
@@ -227,28 +258,32 @@ pub(crate) unsafe fn utf8_to_latin1(src: &[u8], dst: *mut u8, cap: usize) -> Pro
         // C2 or C3: `b - C2 < 2` unsigned.
         let lead = _mm512_cmplt_epu8_mask(_mm512_sub_epi8(v, c2), two);
         // Every non-ASCII byte is a C2/C3 lead or a continuation, and the
-        // continuations are exactly the bytes after the leads. Absent lanes
-        // of a short block are zero, so a lead in its last lane fails this;
-        // a lead in lane 63 of a full block is shifted out and waits.
-        if high != lead | cont || cont != lead << 1 {
+        // continuations are exactly the bytes after the leads (the carried
+        // one included). Absent lanes of a short block are zero, so a lead
+        // in its last lane fails this; a lead in lane 63 of a full block is
+        // shifted out and carried.
+        if high != lead | cont || cont != (lead << 1) | carry {
             break;
         }
-        let read = n - (lead >> 63) as usize;
+        // The leads are dropped; the lane-63 one has no output yet.
         let keep = !lead & low_bits(n);
         let len = keep.count_ones() as usize;
         if len > room {
             break;
         }
         // A continuation after C3 is b + 40 (its bit 6 is clear).
-        let after_c3 = _mm512_cmpeq_epi8_mask(v, c3) << 1;
+        let is_c3 = _mm512_cmpeq_epi8_mask(v, c3);
+        let after_c3 = (is_c3 << 1) | carry_c3;
         let latin1 = _mm512_mask_add_epi8(v, after_c3, v, bit6);
         // SAFETY: `len <= room`.
         unsafe { store(out, room, _mm512_maskz_compress_epi8(keep, latin1), len) };
-        i += read;
+        carry = lead >> 63;
+        carry_c3 = is_c3 >> 63;
+        i += n;
         o += len;
     }
     Progress {
-        read: i,
+        read: i - carry as usize,
         written: o,
     }
 }
