@@ -343,6 +343,30 @@ fn utf8_problem_at_every_offset() {
 }
 
 #[test]
+fn every_alignment() {
+    // The kernels align their loads to the input's 64-byte boundaries: the
+    // same text from every start address, with lengths around the edges.
+    let latin1 = latin1_text(400, 5);
+    let utf8 = std_latin1_to_utf8(&latin1).into_bytes();
+    let mut buf = vec![0u8; 64 + utf8.len()];
+    for start in 0..64 {
+        for len in [0, 1, 2, 47, 63, 64, 65, 100, 127, 128, 129, 200, 300, 400] {
+            buf[start..start + len].copy_from_slice(&latin1[..len]);
+            check_latin1(&buf[start..start + len]);
+            let mut end = len.min(utf8.len());
+            while end > 0 && (utf8[end] as i8) < -64 {
+                end -= 1;
+            }
+            buf[start..start + end].copy_from_slice(&utf8[..end]);
+            check_utf8(&buf[start..start + end]);
+            // A lone lead at the end, and a problem after it.
+            buf[start + end] = 0xC3;
+            check_utf8(&buf[start..start + end + 1]);
+        }
+    }
+}
+
+#[test]
 fn utf8_latin1_text_long() {
     for len in [1000, 4096, 65_537] {
         let text = std_latin1_to_utf8(&latin1_text(len, 11));

@@ -145,6 +145,33 @@ fn expand(v: __m512i, high: u64, n: usize) -> (__m512i, __m512i, usize) {
     (out_lo, out_hi, n_lo + high_lo.count_ones() as usize)
 }
 
+/// Converts the `n <= 64` Latin-1 bytes at `src` to UTF-8 at `dst` with
+/// exact stores, if the output fits in `room` bytes; returns its length.
+///
+/// # Safety
+///
+/// * The CPU supports the enabled features.
+/// * `n` bytes at `src` are readable, `room` bytes at `dst` writable.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi1,bmi2,popcnt")]
+#[inline]
+unsafe fn latin1_block_exact(src: *const u8, n: usize, dst: *mut u8, room: usize) -> Option<usize> {
+    // SAFETY: `n` bytes at `src` are readable.
+    let v = unsafe { load(src, n) };
+    let high = _mm512_movepi8_mask(v);
+    let len = n + high.count_ones() as usize;
+    if len > room {
+        return None;
+    }
+    let (out_lo, out_hi, len_lo) = expand(v, high, n);
+    // SAFETY: `len_lo <= len <= room`: `store` writes at most `room` bytes
+    // from `dst` and `room - len_lo` from `dst + len_lo`.
+    unsafe {
+        store(dst, room, out_lo, len_lo);
+        store(dst.add(len_lo), room - len_lo, out_hi, len - len_lo);
+    }
+    Some(len)
+}
+
 /// Converts Latin-1 `src` to UTF-8 at `dst` as far as the output fits.
 ///
 /// # Safety
@@ -156,6 +183,19 @@ pub(crate) unsafe fn latin1_to_utf8(src: &[u8], dst: *mut u8, cap: usize) -> Pro
     let mut i = 0;
     let mut o = 0;
     // Invariants: `i <= src.len()`, `o <= cap`.
+    // The bytes before the input's first 64-byte boundary, so that the main
+    // loop's loads never split a cache line.
+    let head = (src.as_ptr() as usize).wrapping_neg() % 64;
+    if head > 0 && src.len() > head {
+        // SAFETY: `head < src.len()` bytes are readable, `cap` writable.
+        match unsafe { latin1_block_exact(src.as_ptr(), head, dst, cap) } {
+            Some(len) => {
+                i = head;
+                o = len;
+            }
+            None => return Progress::default(),
+        }
+    }
     // Whole blocks with room for the worst case (128 bytes): whole stores.
     while src.len() - i >= 64 && cap - o >= 128 {
         // SAFETY: `i + 64 <= src.len()`.
@@ -183,25 +223,14 @@ pub(crate) unsafe fn latin1_to_utf8(src: &[u8], dst: *mut u8, cap: usize) -> Pro
     // The end: a short block, or little room. Stores are exact here.
     while i < src.len() {
         let n = (src.len() - i).min(64);
-        // SAFETY: `i + n <= src.len()`.
-        let v = unsafe { load(src.as_ptr().add(i), n) };
-        let high = _mm512_movepi8_mask(v);
-        let len = n + high.count_ones() as usize;
-        let room = cap - o;
-        if len > room {
-            break;
+        // SAFETY: `i + n <= src.len()`, `o <= cap`.
+        match unsafe { latin1_block_exact(src.as_ptr().add(i), n, dst.add(o), cap - o) } {
+            Some(len) => {
+                i += n;
+                o += len;
+            }
+            None => break,
         }
-        // SAFETY: `o + len <= cap`; `store` writes at most `room` bytes
-        // from `out` (and `room - len_lo` from `out + len_lo`).
-        let out = unsafe { dst.add(o) };
-        let (out_lo, out_hi, len_lo) = expand(v, high, n);
-        // SAFETY: as above, `len_lo <= len <= room`.
-        unsafe {
-            store(out, room, out_lo, len_lo);
-            store(out.add(len_lo), room - len_lo, out_hi, len - len_lo);
-        }
-        i += n;
-        o += len;
     }
     Progress {
         read: i,
@@ -209,13 +238,57 @@ pub(crate) unsafe fn latin1_to_utf8(src: &[u8], dst: *mut u8, cap: usize) -> Pro
     }
 }
 
+/// One UTF-8 block of `n` bytes in `v` (`high`: its bytes `80..=FF`) on
+/// the fast path, given the carried lead: the Latin-1 bytes packed at the
+/// start of a register, their number, and the lead carried out (and whether
+/// it is `C3`); `None` if the block is not all ASCII and `C2`/`C3` pairs.
+/// `lanes` is `low_bits(n)` if a lead in lane `n - 1` may be carried, else
+/// all ones (the input ends with the block).
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi1,bmi2,popcnt")]
+#[inline]
+fn latin1_block(
+    v: __m512i,
+    high: u64,
+    n: usize,
+    lanes: u64,
+    carry: u64,
+    carry_c3: u64,
+) -> Option<(__m512i, usize, u64, u64)> {
+    // Continuation bytes are below C0 (signed); C2 or C3 is `b - C2 < 2`.
+    let cont = _mm512_cmplt_epi8_mask(v, _mm512_set1_epi8(-64));
+    let lead = _mm512_cmplt_epu8_mask(
+        _mm512_sub_epi8(v, _mm512_set1_epi8(0xC2u8 as i8)),
+        _mm512_set1_epi8(2),
+    );
+    // Every non-ASCII byte is a C2/C3 lead or a continuation, and the
+    // continuations are exactly the bytes after the leads (the carried one
+    // included). A lead in lane `n - 1` is carried out if `lanes` drops the
+    // bit it shifts into lane `n`; else that lane (absent, zero) fails this.
+    if high != lead | cont || cont != ((lead << 1) | carry) & lanes {
+        return None;
+    }
+    // A continuation after C3 is b + 40 (its bit 6 is clear).
+    let is_c3 = _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(0xC3u8 as i8));
+    let after_c3 = (is_c3 << 1) | carry_c3;
+    let latin1 = _mm512_mask_add_epi8(v, after_c3, v, _mm512_set1_epi8(0x40));
+    // The leads are dropped; one carried out has no output yet.
+    let keep = !lead & low_bits(n);
+    Some((
+        _mm512_maskz_compress_epi8(keep, latin1),
+        keep.count_ones() as usize,
+        (lead >> (n - 1)) & 1,
+        (is_c3 >> (n - 1)) & 1,
+    ))
+}
+
 /// Converts UTF-8 `src` to Latin-1 at `dst` while its blocks take the fast
 /// path (see the module docs) and the output fits; stops at a character
 /// boundary before the first block that does not.
 ///
-/// Blocks are read at fixed 64-byte steps, so no load address waits on the
-/// data: a `C2`/`C3` lead in the last lane is carried into the next block,
-/// whose lane 0 must then be its continuation.
+/// Blocks end on the input's 64-byte boundaries (so loads never split a
+/// cache line), and a block's length never waits on its data: a `C2`/`C3`
+/// lead in the last lane is carried into the next block, whose lane 0 must
+/// then be its continuation.
 ///
 /// # Safety
 ///
@@ -225,60 +298,67 @@ pub(crate) unsafe fn latin1_to_utf8(src: &[u8], dst: *mut u8, cap: usize) -> Pro
 pub(crate) unsafe fn utf8_to_latin1(src: &[u8], dst: *mut u8, cap: usize) -> Progress {
     let mut i = 0;
     let mut o = 0;
-    // The lead carried from lane 63 of the previous block (bit 0), and
-    // whether it was C3 (bit 0).
+    // The lead carried from the last lane of the previous block (bit 0),
+    // and whether it was C3 (bit 0).
     let mut carry = 0u64;
     let mut carry_c3 = 0u64;
-    let c2 = _mm512_set1_epi8(0xC2u8 as i8);
-    let c3 = _mm512_set1_epi8(0xC3u8 as i8);
-    let two = _mm512_set1_epi8(2);
-    let first_lead = _mm512_set1_epi8(-64); // C0: continuation bytes are below it (signed)
-    let bit6 = _mm512_set1_epi8(0x40);
+    let misalign = src.as_ptr() as usize % 64;
     // Invariants: `i <= src.len()`, and `i - carry` is a character
     // boundary; `o <= cap` bytes are the conversion of `src[..i - carry]`.
-    while i < src.len() {
-        let n = (src.len() - i).min(64);
+    'outer: loop {
+        // Whole aligned blocks, not the last, while 64 bytes of room are
+        // left: whole loads and stores.
+        while (misalign + i) % 64 == 0 && src.len() - i > 64 && cap - o >= 64 {
+            // SAFETY: `i + 64 < src.len()`.
+            let v = unsafe { _mm512_loadu_si512(src.as_ptr().add(i).cast()) };
+            // SAFETY: `o + 64 <= cap`.
+            let out = unsafe { dst.add(o) };
+            let high = _mm512_movepi8_mask(v);
+            if (high | carry) == 0 {
+                // SAFETY: 64 bytes at `out` are writable.
+                unsafe { _mm512_storeu_si512(out.cast(), v) };
+                i += 64;
+                o += 64;
+                continue;
+            }
+            let Some((packed, len, c, c3)) =
+                latin1_block(v, high, 64, u64::MAX, carry, carry_c3)
+            else {
+                break 'outer;
+            };
+            // SAFETY: 64 bytes at `out` are writable.
+            unsafe { _mm512_storeu_si512(out.cast(), packed) };
+            (carry, carry_c3) = (c, c3);
+            i += 64;
+            o += len;
+        }
+        if i == src.len() {
+            break;
+        }
+        // One block with exact loads and stores: the head (up to the
+        // input's first 64-byte boundary), the last block, or one with
+        // little room.
+        let n = (src.len() - i).min(64 - (misalign + i) % 64);
+        let last = i + n == src.len();
         // SAFETY: `i + n <= src.len()`.
         let v = unsafe { load(src.as_ptr().add(i), n) };
         let high = _mm512_movepi8_mask(v);
-        let room = cap - o;
-        // SAFETY (both stores): `out + room` is the end of `dst`.
-        let out = unsafe { dst.add(o) };
-        if (high | carry) == 0 {
-            if n > room {
-                break;
+        let lanes = if last { u64::MAX } else { low_bits(n) };
+        let (packed, len, c, c3) = if (high | carry) == 0 {
+            (v, n, 0, 0)
+        } else {
+            match latin1_block(v, high, n, lanes, carry, carry_c3) {
+                Some(block) => block,
+                None => break,
             }
-            // SAFETY: `n <= room`.
-            unsafe { store(out, room, v, n) };
-            i += n;
-            o += n;
-            continue;
-        }
-        let cont = _mm512_cmplt_epi8_mask(v, first_lead);
-        // C2 or C3: `b - C2 < 2` unsigned.
-        let lead = _mm512_cmplt_epu8_mask(_mm512_sub_epi8(v, c2), two);
-        // Every non-ASCII byte is a C2/C3 lead or a continuation, and the
-        // continuations are exactly the bytes after the leads (the carried
-        // one included). Absent lanes of a short block are zero, so a lead
-        // in its last lane fails this; a lead in lane 63 of a full block is
-        // shifted out and carried.
-        if high != lead | cont || cont != (lead << 1) | carry {
-            break;
-        }
-        // The leads are dropped; the lane-63 one has no output yet.
-        let keep = !lead & low_bits(n);
-        let len = keep.count_ones() as usize;
+        };
+        let room = cap - o;
         if len > room {
             break;
         }
-        // A continuation after C3 is b + 40 (its bit 6 is clear).
-        let is_c3 = _mm512_cmpeq_epi8_mask(v, c3);
-        let after_c3 = (is_c3 << 1) | carry_c3;
-        let latin1 = _mm512_mask_add_epi8(v, after_c3, v, bit6);
-        // SAFETY: `len <= room`.
-        unsafe { store(out, room, _mm512_maskz_compress_epi8(keep, latin1), len) };
-        carry = lead >> 63;
-        carry_c3 = is_c3 >> 63;
+        // SAFETY: `o + len <= cap`.
+        unsafe { store(dst.add(o), room, packed, len) };
+        (carry, carry_c3) = (c, c3);
         i += n;
         o += len;
     }
