@@ -110,6 +110,9 @@ fn latin1_to_utf8_run(engine: Engine, src: &[u8], dst: &mut [u8]) -> usize {
         }
         _ => Progress::default(),
     };
+    if p.read == src.len() {
+        return p.written;
+    }
     let rest = src.get(p.read..).unwrap_or_default();
     let out = dst.get_mut(p.written..).unwrap_or_default();
     p.written + latin1_to_utf8_scalar(rest, out)
@@ -129,6 +132,9 @@ fn utf8_to_latin1_run(engine: Engine, src: &[u8], dst: &mut [u8]) -> Result<usiz
         }
         _ => Progress::default(),
     };
+    if p.read == src.len() {
+        return Ok(p.written);
+    }
     let rest = src.get(p.read..).unwrap_or_default();
     let out = dst.get_mut(p.written..).unwrap_or_default();
     match utf8_to_latin1_scalar(rest, out) {

@@ -306,10 +306,11 @@ pub(crate) unsafe fn utf8_to_latin1(src: &[u8], dst: *mut u8, cap: usize) -> Pro
     // Invariants: `i <= src.len()`, and `i - carry` is a character
     // boundary; `o <= cap` bytes are the conversion of `src[..i - carry]`.
     'outer: loop {
-        // Whole aligned blocks, not the last, while 64 bytes of room are
-        // left: whole loads and stores.
-        while (misalign + i) % 64 == 0 && src.len() - i > 64 && cap - o >= 64 {
-            // SAFETY: `i + 64 < src.len()`.
+        // Whole aligned blocks while 64 bytes of room are left: whole loads
+        // and stores. (A lead in lane 63 of the last block is carried out
+        // and left to the scalar kernel, which reports it.)
+        while (misalign + i).is_multiple_of(64) && src.len() - i >= 64 && cap - o >= 64 {
+            // SAFETY: `i + 64 <= src.len()`.
             let v = unsafe { _mm512_loadu_si512(src.as_ptr().add(i).cast()) };
             // SAFETY: `o + 64 <= cap`.
             let out = unsafe { dst.add(o) };
@@ -321,8 +322,7 @@ pub(crate) unsafe fn utf8_to_latin1(src: &[u8], dst: *mut u8, cap: usize) -> Pro
                 o += 64;
                 continue;
             }
-            let Some((packed, len, c, c3)) =
-                latin1_block(v, high, 64, u64::MAX, carry, carry_c3)
+            let Some((packed, len, c, c3)) = latin1_block(v, high, 64, u64::MAX, carry, carry_c3)
             else {
                 break 'outer;
             };
