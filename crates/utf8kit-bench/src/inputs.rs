@@ -524,6 +524,26 @@ mod tests {
     }
 
     #[test]
+    fn latin1_families_are_latin1_text() {
+        for fam in generated_families().iter().filter(|f| f.kind == Kind::Latin1) {
+            let bytes = fam.latin1(1 << 16);
+            assert_eq!(bytes.len(), 1 << 16);
+            assert!(bytes.iter().all(|&b| b >= 0x20 || b == b'\n'));
+            let high = bytes.iter().filter(|&&b| b >= 0x80).count();
+            assert!(high > (1 << 16) / 20, "{}: {high} bytes >= 0x80", fam.name);
+            // The UTF-8 form is the same text.
+            let utf8 = fam.utf8(1 << 16);
+            let text = core::str::from_utf8(&utf8).unwrap();
+            assert!(text.chars().all(|c| u32::from(c) <= 0xFF));
+            let from_utf8: Vec<u8> = text.chars().map(|c| u32::from(c) as u8).collect();
+            assert!(bytes.starts_with(&from_utf8[..from_utf8.len().min(1000)]));
+        }
+        // ASCII reads the same as Latin-1 and UTF-8.
+        let ascii = generated(Kind::Ascii);
+        assert_eq!(ascii.latin1(1000), ascii.utf8(1000));
+    }
+
+    #[test]
     fn aligned_copies_start_on_a_cache_line() {
         for len in [0, 1, 63, 64, 1000] {
             let src: Vec<u8> = (0..len).map(|i| i as u8).collect();
