@@ -113,6 +113,13 @@ fn latin1_to_utf8_run(engine: Engine, src: &[u8], dst: &mut [u8]) -> usize {
     if p.read == src.len() {
         return p.written;
     }
+    latin1_to_utf8_finish(src, dst, p)
+}
+
+/// The scalar end of [`latin1_to_utf8_run`] (out of line, so the call for
+/// a short input that the SIMD kernel converts whole stays small).
+#[inline(never)]
+fn latin1_to_utf8_finish(src: &[u8], dst: &mut [u8], p: Progress) -> usize {
     let rest = src.get(p.read..).unwrap_or_default();
     let out = dst.get_mut(p.written..).unwrap_or_default();
     p.written + latin1_to_utf8_scalar(rest, out)
@@ -135,6 +142,12 @@ fn utf8_to_latin1_run(engine: Engine, src: &[u8], dst: &mut [u8]) -> Result<usiz
     if p.read == src.len() {
         return Ok(p.written);
     }
+    utf8_to_latin1_finish(src, dst, p)
+}
+
+/// The scalar end of [`utf8_to_latin1_run`], with error offsets in `src`.
+#[inline(never)]
+fn utf8_to_latin1_finish(src: &[u8], dst: &mut [u8], p: Progress) -> Result<usize, Latin1Error> {
     let rest = src.get(p.read..).unwrap_or_default();
     let out = dst.get_mut(p.written..).unwrap_or_default();
     match utf8_to_latin1_scalar(rest, out) {
