@@ -525,7 +525,10 @@ mod tests {
 
     #[test]
     fn latin1_families_are_latin1_text() {
-        for fam in generated_families().iter().filter(|f| f.kind == Kind::Latin1) {
+        for fam in generated_families()
+            .iter()
+            .filter(|f| f.kind == Kind::Latin1)
+        {
             let bytes = fam.latin1(1 << 16);
             assert_eq!(bytes.len(), 1 << 16);
             assert!(bytes.iter().all(|&b| b >= 0x20 || b == b'\n'));
