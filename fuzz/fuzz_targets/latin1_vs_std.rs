@@ -51,10 +51,22 @@ fn check_engines(data: &[u8]) {
         assert_eq!(got, Some(Ok(n)), "{kernel:?}");
         assert_eq!(&out[..n], utf8.as_bytes(), "{kernel:?}");
         assert_eq!(out[n], GUARD, "{kernel:?} wrote past the output");
+        // A larger buffer: nothing written past the output either.
+        let mut big = vec![GUARD; n + 130];
+        let got = transcode::latin1_to_utf8_with(kernel, data, &mut big);
+        assert_eq!(got, Some(Ok(n)), "{kernel:?}");
+        assert!(
+            big[n..].iter().all(|&b| b == GUARD),
+            "{kernel:?} wrote past the output"
+        );
         if n > 0 {
             let got = transcode::latin1_to_utf8_with(kernel, data, &mut out[..n - 1]);
             assert_eq!(got, Some(Err(TranscodeError::BufferTooSmall { needed: n })));
-            assert_eq!(out[n - 1], utf8.as_bytes()[n - 1], "{kernel:?} wrote past the output");
+            assert_eq!(
+                out[n - 1],
+                utf8.as_bytes()[n - 1],
+                "{kernel:?} wrote past the output"
+            );
         }
 
         // UTF-8 → Latin-1.
@@ -68,10 +80,28 @@ fn check_engines(data: &[u8]) {
                 assert_eq!(got, Some(Ok(n)), "{kernel:?}");
                 assert_eq!(&out[..n], &latin1[..], "{kernel:?}");
                 assert_eq!(out[n], GUARD, "{kernel:?} wrote past the output");
+                let mut big = vec![GUARD; n + 130];
+                let got = transcode::utf8_to_latin1_with(kernel, data, &mut big);
+                assert_eq!(got, Some(Ok(n)), "{kernel:?}");
+                assert!(
+                    big[n..].iter().all(|&b| b == GUARD),
+                    "{kernel:?} wrote past the output"
+                );
+                let got = transcode::valid_utf8_to_latin1_with(kernel, text, &mut big);
+                assert_eq!(got, Some(Ok(n)), "{kernel:?}");
+                assert_eq!(&big[..n], &latin1[..], "{kernel:?}");
+                assert!(
+                    big[n..].iter().all(|&b| b == GUARD),
+                    "{kernel:?} wrote past the output"
+                );
                 if n > 0 {
                     let got = transcode::utf8_to_latin1_with(kernel, data, &mut out[..n - 1]);
                     assert_eq!(got, Some(Err(TranscodeError::BufferTooSmall { needed: n })));
-                    assert_eq!(out[n - 1], latin1[n - 1], "{kernel:?} wrote past the output");
+                    assert_eq!(
+                        out[n - 1],
+                        latin1[n - 1],
+                        "{kernel:?} wrote past the output"
+                    );
                 }
             }
             Err(e) => {
@@ -79,6 +109,12 @@ fn check_engines(data: &[u8]) {
                 let got = transcode::utf8_to_latin1_with(kernel, data, &mut out[..data.len()]);
                 assert_eq!(got, Some(Err(TranscodeError::Invalid(*e))), "{kernel:?}");
                 assert_eq!(out[data.len()], GUARD, "{kernel:?} wrote past the output");
+                if let Ok(text) = core::str::from_utf8(data) {
+                    let got =
+                        transcode::valid_utf8_to_latin1_with(kernel, text, &mut out[..data.len()]);
+                    assert_eq!(got, Some(Err(TranscodeError::Invalid(*e))), "{kernel:?}");
+                    assert_eq!(out[data.len()], GUARD, "{kernel:?} wrote past the output");
+                }
             }
         }
     }
@@ -86,7 +122,11 @@ fn check_engines(data: &[u8]) {
 
 fuzz_target!(|data: &[u8]| {
     check_engines(data);
-    let mut text: Vec<u8> = data.iter().map(|&b| char::from(b)).collect::<String>().into_bytes();
+    let mut text: Vec<u8> = data
+        .iter()
+        .map(|&b| char::from(b))
+        .collect::<String>()
+        .into_bytes();
     check_engines(&text);
     if let [a, b, c, ..] = *data
         && !text.is_empty()

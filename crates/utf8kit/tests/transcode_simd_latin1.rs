@@ -1,9 +1,10 @@
-//! The Latin-1 ⇄ UTF-8 transcoders, forced kernel by kernel (the scalar and
-//! the AVX-512 engine), against std and the scalar engine: every byte at
+//! The Latin-1 ⇄ UTF-8 transcoders (and the `&str` flavour of UTF-8 →
+//! Latin-1), forced kernel by kernel (the scalar and the AVX-512 engine),
+//! against std and the scalar engine: every byte at
 //! every position, every short UTF-8 sequence around the 64-byte block
 //! edges, an error at every offset 0..=200 of valid text, the lipsum files,
-//! random inputs, exact-size output buffers with a guard byte after them and
-//! buffers one byte short.
+//! random inputs, exact-size output buffers with a guard byte after them,
+//! larger buffers (nothing written past the output) and buffers too short.
 
 use std::path::PathBuf;
 
@@ -13,6 +14,13 @@ use utf8kit::transcode::{self as t, Latin1Error, TranscodeError};
 
 /// A value no kernel writes past the end of an exact-size buffer.
 const GUARD: u8 = 0xA5;
+/// The filler of larger buffers, whose bytes past the output must stay.
+const GUARD2: u8 = 0x5A;
+
+/// Whether every byte of `rest` is `guard`.
+fn past_is_guard(rest: &[u8], guard: u8) -> bool {
+    rest.iter().all(|&b| b == guard)
+}
 
 /// std's Latin-1 → UTF-8: every byte is the char of the same value.
 fn std_latin1_to_utf8(bytes: &[u8]) -> String {
@@ -64,6 +72,16 @@ fn check_latin1(bytes: &[u8]) {
         assert_eq!(got, Some(Ok(n)), "{}", ctx());
         assert_eq!(&out[..n], want.as_bytes(), "{}", ctx());
         assert_eq!(out[n], GUARD, "{}: wrote past the end", ctx());
+        // Larger: nothing written past the output.
+        let mut out = vec![GUARD2; n + 130];
+        let got = t::latin1_to_utf8_with(kernel, bytes, &mut out);
+        assert_eq!(got, Some(Ok(n)), "{}", ctx());
+        assert_eq!(&out[..n], want.as_bytes(), "{}", ctx());
+        assert!(
+            past_is_guard(&out[n..], GUARD2),
+            "{}: wrote past the output",
+            ctx()
+        );
         // Too small: the exact need, nothing written past the slice.
         for cut in [1, 2, 65, n / 2 + 1] {
             if cut <= n {
@@ -118,6 +136,15 @@ fn check_utf8(bytes: &[u8]) {
                 assert_eq!(got, Some(Ok(n)), "{}", ctx());
                 assert_eq!(&out[..n], &latin1[..], "{}", ctx());
                 assert_eq!(out[n], GUARD, "{}: wrote past the end", ctx());
+                let mut out = vec![GUARD2; n + 130];
+                let got = t::utf8_to_latin1_with(kernel, bytes, &mut out);
+                assert_eq!(got, Some(Ok(n)), "{}", ctx());
+                assert_eq!(&out[..n], &latin1[..], "{}", ctx());
+                assert!(
+                    past_is_guard(&out[n..], GUARD2),
+                    "{}: wrote past the output",
+                    ctx()
+                );
                 for cut in [1, 2, 65, n / 2 + 1] {
                     if cut <= n {
                         let mut small = vec![GUARD; n];
@@ -163,6 +190,66 @@ fn check_utf8(bytes: &[u8]) {
     assert_eq!(t::utf8_to_latin1(bytes), want);
     if let Ok(text) = std::str::from_utf8(bytes) {
         assert_eq!(t::latin1_len_from_utf8(text), text.chars().count());
+        check_valid(text, &want);
+    }
+}
+
+/// Checks the `&str` flavour (no validation) under every kernel: the same
+/// result as the validating one, `want`.
+fn check_valid(text: &str, want: &Result<Vec<u8>, Latin1Error>) {
+    for kernel in Kernel::available() {
+        let ctx = || {
+            format!(
+                "{kernel}, {} bytes {:?}",
+                text.len(),
+                &text[..text.floor_char_boundary(80)]
+            )
+        };
+        match want {
+            Ok(latin1) => {
+                let n = latin1.len();
+                let mut out = vec![GUARD; n + 1];
+                let got = t::valid_utf8_to_latin1_with(kernel, text, &mut out[..n]);
+                assert_eq!(got, Some(Ok(n)), "{}", ctx());
+                assert_eq!(&out[..n], &latin1[..], "{}", ctx());
+                assert_eq!(out[n], GUARD, "{}: wrote past the end", ctx());
+                let mut out = vec![GUARD2; n + 130];
+                let got = t::valid_utf8_to_latin1_with(kernel, text, &mut out);
+                assert_eq!(got, Some(Ok(n)), "{}", ctx());
+                assert_eq!(&out[..n], &latin1[..], "{}", ctx());
+                assert!(
+                    past_is_guard(&out[n..], GUARD2),
+                    "{}: wrote past the output",
+                    ctx()
+                );
+                if n > 0 {
+                    let mut small = vec![GUARD; n];
+                    let got = t::valid_utf8_to_latin1_with(kernel, text, &mut small[..n - 1]);
+                    assert_eq!(
+                        got,
+                        Some(Err(TranscodeError::BufferTooSmall { needed: n })),
+                        "{}",
+                        ctx()
+                    );
+                    assert_eq!(small[n - 1], GUARD, "{}: wrote past the end", ctx());
+                }
+            }
+            Err(e) => {
+                for len in [text.len(), text.len() / 2] {
+                    let mut out = vec![GUARD; len + 1];
+                    let got = t::valid_utf8_to_latin1_with(kernel, text, &mut out[..len]);
+                    assert_eq!(got, Some(Err(TranscodeError::Invalid(*e))), "{}", ctx());
+                    assert_eq!(out[len], GUARD, "{}: wrote past the end", ctx());
+                }
+            }
+        }
+    }
+    assert_eq!(&t::valid_utf8_to_latin1(text), want);
+    let mut out = vec![0u8; text.len()];
+    let got = t::valid_utf8_to_latin1_into(text, &mut out);
+    match want {
+        Ok(latin1) => assert_eq!(got, Ok(latin1.len())),
+        Err(e) => assert_eq!(got, Err(TranscodeError::Invalid(*e))),
     }
 }
 

@@ -128,14 +128,23 @@ fn latin1_to_utf8_finish(src: &[u8], dst: &mut [u8], p: Progress) -> usize {
 /// UTF-8 → Latin-1 by `engine`: the SIMD kernel while its blocks are plain,
 /// then the scalar kernel from that character boundary, which converts the
 /// rest or reports the first problem (so every error is the scalar one).
+///
+/// With `VALID` the input is known to be UTF-8 (it came from a `&str`),
+/// which makes the SIMD kernel's test cheaper.
 #[inline]
-fn utf8_to_latin1_run(engine: Engine, src: &[u8], dst: &mut [u8]) -> Result<usize, Latin1Error> {
+fn utf8_to_latin1_run<const VALID: bool>(
+    engine: Engine,
+    src: &[u8],
+    dst: &mut [u8],
+) -> Result<usize, Latin1Error> {
     let p = match engine {
         #[cfg(target_arch = "x86_64")]
         Engine::Avx512 => {
             let (ptr, cap) = (dst.as_mut_ptr(), dst.len());
-            // SAFETY: as in `latin1_to_utf8_run`.
-            unsafe { latin1_avx512::utf8_to_latin1(src, ptr, cap) }
+            // SAFETY: as in `latin1_to_utf8_run`; `VALID` only when `src`
+            // is UTF-8 (and only the output, never memory safety, depends
+            // on it).
+            unsafe { latin1_avx512::utf8_to_latin1::<VALID>(src, ptr, cap) }
         }
         _ => Progress::default(),
     };
@@ -291,7 +300,7 @@ pub fn latin1_to_utf8_into(
 pub fn utf8_to_latin1(bytes: &[u8]) -> Result<Vec<u8>, Latin1Error> {
     let engine = Engine::detected();
     run_to_vec(latin1_len_by(engine, bytes), |dst| {
-        utf8_to_latin1_run(engine, bytes, dst)
+        utf8_to_latin1_run::<false>(engine, bytes, dst)
     })
 }
 
@@ -317,7 +326,89 @@ pub fn utf8_to_latin1_into(
     out: &mut [u8],
 ) -> Result<usize, TranscodeError<Latin1Error>> {
     let capacity = out.len();
-    fit(utf8_to_latin1_run(Engine::detected(), bytes, out), capacity)
+    fit(
+        utf8_to_latin1_run::<false>(Engine::detected(), bytes, out),
+        capacity,
+    )
+}
+
+/// Converts a string to Latin-1. The `&str` is valid UTF-8 by its type, so
+/// this skips validation: it fails only at a character above U+00FF.
+///
+/// # Errors
+///
+/// [`Latin1Error::Unrepresentable`] for the first character above U+00FF.
+///
+/// # Example
+///
+/// ```
+/// use utf8kit::transcode::{valid_utf8_to_latin1, Latin1Error};
+///
+/// assert_eq!(valid_utf8_to_latin1("Grüße").unwrap(), b"Gr\xFC\xDFe");
+/// assert_eq!(
+///     valid_utf8_to_latin1("5 €"),
+///     Err(Latin1Error::Unrepresentable { offset: 2, ch: '€' })
+/// );
+/// ```
+#[cfg(feature = "alloc")]
+pub fn valid_utf8_to_latin1(text: &str) -> Result<Vec<u8>, Latin1Error> {
+    let engine = Engine::detected();
+    let bytes = text.as_bytes();
+    run_to_vec(latin1_len_by(engine, bytes), |dst| {
+        utf8_to_latin1_run::<true>(engine, bytes, dst)
+    })
+}
+
+/// Converts a string to Latin-1 in `out`, returning the number of bytes
+/// written. It skips validation, as the `&str` is valid UTF-8.
+///
+/// [`latin1_len_from_utf8`](super::latin1_len_from_utf8) gives the length
+/// `out` needs.
+///
+/// # Errors
+///
+/// [`TranscodeError::Invalid`] with [`Latin1Error::Unrepresentable`] for the
+/// first character above U+00FF (checked over the whole input first),
+/// otherwise [`TranscodeError::BufferTooSmall`].
+///
+/// # Example
+///
+/// ```
+/// let mut out = [0u8; 4];
+/// assert_eq!(utf8kit::transcode::valid_utf8_to_latin1_into("día", &mut out), Ok(3));
+/// assert_eq!(&out[..3], b"d\xEDa");
+/// ```
+pub fn valid_utf8_to_latin1_into(
+    text: &str,
+    out: &mut [u8],
+) -> Result<usize, TranscodeError<Latin1Error>> {
+    let capacity = out.len();
+    fit(
+        utf8_to_latin1_run::<true>(Engine::detected(), text.as_bytes(), out),
+        capacity,
+    )
+}
+
+/// [`valid_utf8_to_latin1_into`] with the transcoder of a forced `kernel`;
+/// see [`latin1_to_utf8_with`].
+///
+/// # Errors
+///
+/// Inside the `Some`: as [`valid_utf8_to_latin1_into`].
+#[doc(hidden)]
+pub fn valid_utf8_to_latin1_with(
+    kernel: Kernel,
+    text: &str,
+    out: &mut [u8],
+) -> Option<Result<usize, TranscodeError<Latin1Error>>> {
+    let capacity = out.len();
+    kernel.is_available().then(|| {
+        let engine = Engine::for_kernel(kernel);
+        fit(
+            utf8_to_latin1_run::<true>(engine, text.as_bytes(), out),
+            capacity,
+        )
+    })
 }
 
 /// [`latin1_to_utf8_into`] with the transcoder of a forced validation
@@ -356,7 +447,7 @@ pub fn utf8_to_latin1_with(
     let capacity = out.len();
     kernel.is_available().then(|| {
         let engine = Engine::for_kernel(kernel);
-        fit(utf8_to_latin1_run(engine, bytes, out), capacity)
+        fit(utf8_to_latin1_run::<false>(engine, bytes, out), capacity)
     })
 }
 

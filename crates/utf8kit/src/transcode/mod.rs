@@ -65,10 +65,13 @@ pub use error::{Latin1Error, TranscodeError, Utf16Error, Utf32Error};
 #[doc(hidden)]
 pub use latin1::{
     latin1_len_from_utf8_with, latin1_to_utf8_with, utf8_len_from_latin1_with, utf8_to_latin1_with,
+    valid_utf8_to_latin1_with,
 };
 #[cfg(feature = "alloc")]
-pub use latin1::{latin1_to_utf8, latin1_to_utf8_into_string, utf8_to_latin1};
-pub use latin1::{latin1_to_utf8_into, utf8_to_latin1_into};
+pub use latin1::{
+    latin1_to_utf8, latin1_to_utf8_into_string, utf8_to_latin1, valid_utf8_to_latin1,
+};
+pub use latin1::{latin1_to_utf8_into, utf8_to_latin1_into, valid_utf8_to_latin1_into};
 #[doc(hidden)]
 pub use utf16::{
     utf8_len_from_utf16_with, utf8_to_utf16_with, utf8_to_utf16be_with, utf8_to_utf16le_with,

@@ -26,11 +26,14 @@
 //!
 //! # Tails and room
 //!
-//! The last block is read with a masked load (never past the input) and
-//! every store writes whole registers only where 64 bytes of room are left,
-//! else a masked store of exactly the bytes produced. A step runs only if
-//! its whole output fits; the kernels stop before the first one that does
-//! not, and the scalar kernel writes what fits and counts the rest.
+//! The first and last blocks are read with masked loads (never past the
+//! input). Stores write whole registers only where 64 bytes of room are
+//! left and the bytes past the block's output will be overwritten by the
+//! output that follows (which the rest of the input guarantees), else a
+//! masked store of exactly the bytes produced: nothing is written past the
+//! slice, nor past the end of the output. A step runs only if its whole
+//! output fits; the kernels stop before the first one that does not, and
+//! the scalar kernel writes what fits and counts the rest.
 
 use super::Progress;
 use core::arch::x86_64::*;
@@ -95,21 +98,23 @@ unsafe fn load(src: *const u8, n: usize) -> __m512i {
     }
 }
 
-/// Stores the first `n` bytes of `v` at `dst` (`n <= 64`), writing nothing
-/// past `dst + room`: a whole register if `room >= 64`, else a masked store.
+/// Stores the first `n` bytes of `v` at `dst` (`n <= 64`) and nothing
+/// else: a whole register if `whole` (the caller knows 64 bytes are
+/// writable and that what lands past `n` is overwritten later), else a
+/// masked store.
 ///
 /// # Safety
 ///
-/// * `min(room, 64)` bytes at `dst` are writable, and `n <= room`.
+/// * `n` bytes at `dst` are writable, 64 if `whole`.
 #[target_feature(enable = "avx512f,avx512bw")]
 #[inline]
-unsafe fn store(dst: *mut u8, room: usize, v: __m512i, n: usize) {
-    if room >= 64 {
+unsafe fn store(dst: *mut u8, v: __m512i, n: usize, whole: bool) {
+    if whole || n == 64 {
         // SAFETY: 64 bytes at `dst` are writable.
         unsafe { _mm512_storeu_si512(dst.cast(), v) }
     } else {
-        // SAFETY: the mask enables `n <= room` bytes, all writable;
-        // masked-off lanes are not written.
+        // SAFETY: the mask enables the `n` writable bytes; masked-off lanes
+        // are not written.
         unsafe { _mm512_mask_storeu_epi8(dst.cast(), low_bits(n), v) }
     }
 }
@@ -206,11 +211,11 @@ unsafe fn latin1_block_exact(src: *const u8, n: usize, dst: *mut u8, room: usize
         return None;
     }
     let (out_lo, out_hi, len_lo) = expand(v, high, n);
-    // SAFETY: `len_lo <= len <= room`: `store` writes at most `room` bytes
-    // from `dst` and `room - len_lo` from `dst + len_lo`.
+    // SAFETY: `len_lo <= len <= room`: the stores write exactly the `len`
+    // bytes at `dst`.
     unsafe {
-        store(dst, room, out_lo, len_lo);
-        store(dst.add(len_lo), room - len_lo, out_hi, len - len_lo);
+        store(dst, out_lo, len_lo, false);
+        store(dst.add(len_lo), out_hi, len - len_lo, false);
     }
     Some(len)
 }
@@ -257,14 +262,21 @@ pub(crate) unsafe fn latin1_to_utf8(src: &[u8], dst: *mut u8, cap: usize) -> Pro
             continue;
         }
         let (out_lo, out_hi, len_lo) = expand(v, high, 64);
-        // SAFETY: `len_lo <= 64`, so both 64-byte stores end within the
-        // 128 writable bytes at `out`.
+        let len = 64 + high.count_ones() as usize;
+        // The first store's bytes past `len_lo` are the second's to write.
+        // The second's past `len` are left for later output to overwrite:
+        // at least one byte per input byte after the block, so a whole
+        // store is fine if that is enough (nothing may be left past the
+        // end of the output).
+        let whole = src.len() - i - 64 + len >= len_lo + 64;
+        // SAFETY: `len_lo <= 64`, so both stores end within the 128
+        // writable bytes at `out`.
         unsafe {
             _mm512_storeu_si512(out.cast(), out_lo);
-            _mm512_storeu_si512(out.add(len_lo).cast(), out_hi);
+            store(out.add(len_lo), out_hi, len - len_lo, whole);
         }
         i += 64;
-        o += 64 + high.count_ones() as usize;
+        o += len;
     }
     // The end: a short block, or little room. Stores are exact here.
     while i < src.len() {
@@ -292,7 +304,7 @@ pub(crate) unsafe fn latin1_to_utf8(src: &[u8], dst: *mut u8, cap: usize) -> Pro
 /// all ones (the input ends with the block).
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi1,bmi2,popcnt")]
 #[inline]
-fn latin1_block(
+fn latin1_block<const VALID: bool>(
     v: __m512i,
     high: u64,
     n: usize,
@@ -300,19 +312,30 @@ fn latin1_block(
     carry: u64,
     carry_c3: u64,
 ) -> Option<(__m512i, usize, u64, u64)> {
-    // Continuation bytes are below C0 (signed); C2 or C3 is `b - C2 < 2`.
-    let cont = _mm512_cmplt_epi8_mask(v, _mm512_set1_epi8(-64));
-    let lead = _mm512_cmplt_epu8_mask(
-        _mm512_sub_epi8(v, _mm512_set1_epi8(0xC2u8 as i8)),
-        _mm512_set1_epi8(2),
-    );
-    // Every non-ASCII byte is a C2/C3 lead or a continuation, and the
-    // continuations are exactly the bytes after the leads (the carried one
-    // included). A lead in lane `n - 1` is carried out if `lanes` drops the
-    // bit it shifts into lane `n`; else that lane (absent, zero) fails this.
-    if high != lead | cont || cont != ((lead << 1) | carry) & lanes {
-        return None;
-    }
+    let lead = if VALID {
+        // Valid UTF-8 (`VALID`): C4..=FF start the characters above U+00FF,
+        // and the other leads, C0..=C3, can only be C2 or C3.
+        if _mm512_cmpge_epu8_mask(v, _mm512_set1_epi8(0xC4u8 as i8)) != 0 {
+            return None;
+        }
+        _mm512_cmpge_epu8_mask(v, _mm512_set1_epi8(0xC0u8 as i8))
+    } else {
+        // Continuation bytes are below C0 (signed); C2 or C3 is `b - C2 < 2`.
+        let cont = _mm512_cmplt_epi8_mask(v, _mm512_set1_epi8(-64));
+        let lead = _mm512_cmplt_epu8_mask(
+            _mm512_sub_epi8(v, _mm512_set1_epi8(0xC2u8 as i8)),
+            _mm512_set1_epi8(2),
+        );
+        // Every non-ASCII byte is a C2/C3 lead or a continuation, and the
+        // continuations are exactly the bytes after the leads (the carried
+        // one included). A lead in lane `n - 1` is carried out if `lanes`
+        // drops the bit it shifts into lane `n`; else that lane (absent,
+        // zero) fails this.
+        if high != lead | cont || cont != ((lead << 1) | carry) & lanes {
+            return None;
+        }
+        lead
+    };
     // A continuation after C3 is b + 40 (its bit 6 is clear).
     let is_c3 = _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(0xC3u8 as i8));
     let after_c3 = (is_c3 << 1) | carry_c3;
@@ -341,7 +364,11 @@ fn latin1_block(
 /// * The CPU supports the enabled features.
 /// * `dst` is valid for writes of `cap` bytes.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi1,bmi2,popcnt")]
-pub(crate) unsafe fn utf8_to_latin1(src: &[u8], dst: *mut u8, cap: usize) -> Progress {
+pub(crate) unsafe fn utf8_to_latin1<const VALID: bool>(
+    src: &[u8],
+    dst: *mut u8,
+    cap: usize,
+) -> Progress {
     let mut i = 0;
     let mut o = 0;
     // The lead carried from the last lane of the previous block (bit 0),
@@ -370,12 +397,19 @@ pub(crate) unsafe fn utf8_to_latin1(src: &[u8], dst: *mut u8, cap: usize) -> Pro
                 unsafe { (i, o) = ascii_pairs(src, i, dst, o, cap) };
                 continue;
             }
-            let Some((packed, len, c, c3)) = latin1_block(v, high, 64, u64::MAX, carry, carry_c3)
+            let Some((packed, len, c, c3)) =
+                latin1_block::<VALID>(v, high, 64, u64::MAX, carry, carry_c3)
             else {
                 break 'outer;
             };
+            // Bytes stored past `len` are left for later output to
+            // overwrite: converted (the kernel's or the scalar one's) or
+            // not (then the input is invalid and the buffer's contents
+            // unspecified), the rest of a valid input makes at least one
+            // byte per two input bytes.
+            let whole = (src.len() - i - 64) / 2 + len >= 64;
             // SAFETY: 64 bytes at `out` are writable.
-            unsafe { _mm512_storeu_si512(out.cast(), packed) };
+            unsafe { store(out, packed, len, whole) };
             (carry, carry_c3) = (c, c3);
             i += 64;
             o += len;
@@ -395,7 +429,7 @@ pub(crate) unsafe fn utf8_to_latin1(src: &[u8], dst: *mut u8, cap: usize) -> Pro
         let (packed, len, c, c3) = if (high | carry) == 0 {
             (v, n, 0, 0)
         } else {
-            match latin1_block(v, high, n, lanes, carry, carry_c3) {
+            match latin1_block::<VALID>(v, high, n, lanes, carry, carry_c3) {
                 Some(block) => block,
                 None => break,
             }
@@ -405,7 +439,7 @@ pub(crate) unsafe fn utf8_to_latin1(src: &[u8], dst: *mut u8, cap: usize) -> Pro
             break;
         }
         // SAFETY: `o + len <= cap`.
-        unsafe { store(dst.add(o), room, packed, len) };
+        unsafe { store(dst.add(o), packed, len, false) };
         (carry, carry_c3) = (c, c3);
         i += n;
         o += len;
