@@ -200,9 +200,9 @@ fn check_valid(text: &str, want: &Result<Vec<u8>, Latin1Error>) {
     for kernel in Kernel::available() {
         let ctx = || {
             format!(
-                "{kernel}, {} bytes {:?}",
+                "{kernel}, {} bytes {:02X?}",
                 text.len(),
-                &text[..text.floor_char_boundary(80)]
+                short(text.as_bytes())
             )
         };
         match want {
