@@ -98,24 +98,55 @@ unsafe fn load(src: *const u8, n: usize) -> __m512i {
     }
 }
 
+/// `0, 1, 2, …, 63`: `vpermb` indices, offset to move bytes down.
+static IOTA: [u8; 64] = {
+    let mut t = [0u8; 64];
+    let mut i = 0;
+    while i < 64 {
+        t[i] = i as u8;
+        i += 1;
+    }
+    t
+};
+
 /// Stores the first `n` bytes of `v` at `dst` (`n <= 64`) and nothing
-/// else: a whole register if `whole` (the caller knows 64 bytes are
-/// writable and that what lands past `n` is overwritten later), else a
-/// masked store.
+/// else. Short of a whole register it stores two overlapping halves or
+/// quarters (the second moved down with `vpermb` to end at `n`): masked
+/// stores of `zmm` registers are slow on Zen 4.
 ///
 /// # Safety
 ///
-/// * `n` bytes at `dst` are writable, 64 if `whole`.
-#[target_feature(enable = "avx512f,avx512bw")]
+/// * `n` bytes at `dst` are writable.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi")]
 #[inline]
-unsafe fn store(dst: *mut u8, v: __m512i, n: usize, whole: bool) {
-    if whole || n == 64 {
+unsafe fn store(dst: *mut u8, v: __m512i, n: usize) {
+    // Bytes `n - k..n` of `v` at the start of a register.
+    let ending = |k: usize| {
+        // `n - k < 64`, so the index bytes stay below 128.
+        let index = _mm512_add_epi8(table(&IOTA), _mm512_set1_epi8((n - k) as i8));
+        _mm512_permutexvar_epi8(index, v)
+    };
+    if n == 64 {
         // SAFETY: 64 bytes at `dst` are writable.
         unsafe { _mm512_storeu_si512(dst.cast(), v) }
+    } else if n >= 32 {
+        let end = ending(32);
+        // SAFETY: `32 <= n`: bytes `0..32` and `n - 32..n` are writable.
+        unsafe {
+            _mm256_storeu_si256(dst.cast(), _mm512_castsi512_si256(v));
+            _mm256_storeu_si256(dst.add(n - 32).cast(), _mm512_castsi512_si256(end));
+        }
+    } else if n >= 16 {
+        let end = ending(16);
+        // SAFETY: `16 <= n`: bytes `0..16` and `n - 16..n` are writable.
+        unsafe {
+            _mm_storeu_si128(dst.cast(), _mm512_castsi512_si128(v));
+            _mm_storeu_si128(dst.add(n - 16).cast(), _mm512_castsi512_si128(end));
+        }
     } else {
-        // SAFETY: the mask enables the `n` writable bytes; masked-off lanes
-        // are not written.
-        unsafe { _mm512_mask_storeu_epi8(dst.cast(), low_bits(n), v) }
+        // SAFETY: the mask enables the `n < 16` writable bytes; masked-off
+        // lanes are not written.
+        unsafe { _mm_mask_storeu_epi8(dst.cast(), low_bits(n) as u16, _mm512_castsi512_si128(v)) }
     }
 }
 
@@ -210,12 +241,23 @@ unsafe fn latin1_block_exact(src: *const u8, n: usize, dst: *mut u8, room: usize
     if len > room {
         return None;
     }
+    if high == 0 {
+        // SAFETY: `n = len <= room`.
+        unsafe { store(dst, v, n) };
+        return Some(n);
+    }
     let (out_lo, out_hi, len_lo) = expand(v, high, n);
     // SAFETY: `len_lo <= len <= room`: the stores write exactly the `len`
-    // bytes at `dst`.
+    // bytes at `dst` (the first one's bytes past `len_lo`, if it stores a
+    // whole register, are within the `len >= 64` of the output and the
+    // second store's to write).
     unsafe {
-        store(dst, out_lo, len_lo, false);
-        store(dst.add(len_lo), out_hi, len - len_lo, false);
+        if len >= 64 {
+            _mm512_storeu_si512(dst.cast(), out_lo);
+        } else {
+            store(dst, out_lo, len_lo);
+        }
+        store(dst.add(len_lo), out_hi, len - len_lo);
     }
     Some(len)
 }
@@ -244,8 +286,9 @@ pub(crate) unsafe fn latin1_to_utf8(src: &[u8], dst: *mut u8, cap: usize) -> Pro
             None => return Progress::default(),
         }
     }
-    // Whole blocks with room for the worst case (128 bytes): whole stores.
-    while src.len() - i >= 64 && cap - o >= 128 {
+    // Whole blocks with room for the worst case (128 bytes), and at least
+    // 32 more input bytes after them: whole stores (see below).
+    while src.len() - i >= 96 && cap - o >= 128 {
         // SAFETY: `i + 64 <= src.len()`.
         let v = unsafe { _mm512_loadu_si512(src.as_ptr().add(i).cast()) };
         // SAFETY: `o + 128 <= cap`.
@@ -262,21 +305,18 @@ pub(crate) unsafe fn latin1_to_utf8(src: &[u8], dst: *mut u8, cap: usize) -> Pro
             continue;
         }
         let (out_lo, out_hi, len_lo) = expand(v, high, 64);
-        let len = 64 + high.count_ones() as usize;
         // The first store's bytes past `len_lo` are the second's to write.
-        // The second's past `len` are left for later output to overwrite:
-        // at least one byte per input byte after the block, so a whole
-        // store is fine if that is enough (nothing may be left past the
-        // end of the output).
-        let whole = src.len() - i - 64 + len >= len_lo + 64;
+        // The second's past the output (at most 32: the upper half makes at
+        // least 32 bytes) are overwritten by the output of the 32 or more
+        // input bytes that follow, so none is left past the end.
         // SAFETY: `len_lo <= 64`, so both stores end within the 128
         // writable bytes at `out`.
         unsafe {
             _mm512_storeu_si512(out.cast(), out_lo);
-            store(out.add(len_lo), out_hi, len - len_lo, whole);
+            _mm512_storeu_si512(out.add(len_lo).cast(), out_hi);
         }
         i += 64;
-        o += len;
+        o += 64 + high.count_ones() as usize;
     }
     // The end: a short block, or little room. Stores are exact here.
     while i < src.len() {
@@ -379,10 +419,9 @@ pub(crate) unsafe fn utf8_to_latin1<const VALID: bool>(
     // Invariants: `i <= src.len()`, and `i - carry` is a character
     // boundary; `o <= cap` bytes are the conversion of `src[..i - carry]`.
     'outer: loop {
-        // Whole aligned blocks while 64 bytes of room are left: whole loads
-        // and stores. (A lead in lane 63 of the last block is carried out
-        // and left to the scalar kernel, which reports it.)
-        while (misalign + i).is_multiple_of(64) && src.len() - i >= 64 && cap - o >= 64 {
+        // Whole aligned blocks while 64 bytes of room are left and 64 more
+        // input bytes follow: whole loads and stores (see below).
+        while (misalign + i).is_multiple_of(64) && src.len() - i >= 128 && cap - o >= 64 {
             // SAFETY: `i + 64 <= src.len()`.
             let v = unsafe { _mm512_loadu_si512(src.as_ptr().add(i).cast()) };
             // SAFETY: `o + 64 <= cap`.
@@ -402,14 +441,12 @@ pub(crate) unsafe fn utf8_to_latin1<const VALID: bool>(
             else {
                 break 'outer;
             };
-            // Bytes stored past `len` are left for later output to
-            // overwrite: converted (the kernel's or the scalar one's) or
-            // not (then the input is invalid and the buffer's contents
-            // unspecified), the rest of a valid input makes at least one
-            // byte per two input bytes.
-            let whole = (src.len() - i - 64) / 2 + len >= 64;
+            // The bytes stored past `len` (at most 32: a block makes at
+            // least 32) are overwritten by the output of the 64 or more
+            // input bytes that follow, at least 32 bytes if they are valid
+            // (else the buffer's contents are unspecified anyway).
             // SAFETY: 64 bytes at `out` are writable.
-            unsafe { store(out, packed, len, whole) };
+            unsafe { _mm512_storeu_si512(out.cast(), packed) };
             (carry, carry_c3) = (c, c3);
             i += 64;
             o += len;
@@ -439,7 +476,7 @@ pub(crate) unsafe fn utf8_to_latin1<const VALID: bool>(
             break;
         }
         // SAFETY: `o + len <= cap`.
-        unsafe { store(dst.add(o), packed, len, false) };
+        unsafe { store(dst.add(o), packed, len) };
         (carry, carry_c3) = (c, c3);
         i += n;
         o += len;
