@@ -98,55 +98,23 @@ unsafe fn load(src: *const u8, n: usize) -> __m512i {
     }
 }
 
-/// `0, 1, 2, …, 63`: `vpermb` indices, offset to move bytes down.
-static IOTA: [u8; 64] = {
-    let mut t = [0u8; 64];
-    let mut i = 0;
-    while i < 64 {
-        t[i] = i as u8;
-        i += 1;
-    }
-    t
-};
-
 /// Stores the first `n` bytes of `v` at `dst` (`n <= 64`) and nothing
-/// else. Short of a whole register it stores two overlapping halves or
-/// quarters (the second moved down with `vpermb` to end at `n`): masked
-/// stores of `zmm` registers are slow on Zen 4.
+/// else: a whole register, or a masked store. (Two overlapping stores of
+/// halves, the second moved down with `vpermb`, measured slower.)
 ///
 /// # Safety
 ///
 /// * `n` bytes at `dst` are writable.
-#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi")]
+#[target_feature(enable = "avx512f,avx512bw")]
 #[inline]
 unsafe fn store(dst: *mut u8, v: __m512i, n: usize) {
-    // Bytes `n - k..n` of `v` at the start of a register.
-    let ending = |k: usize| {
-        // `n - k < 64`, so the index bytes stay below 128.
-        let index = _mm512_add_epi8(table(&IOTA), _mm512_set1_epi8((n - k) as i8));
-        _mm512_permutexvar_epi8(index, v)
-    };
     if n == 64 {
         // SAFETY: 64 bytes at `dst` are writable.
         unsafe { _mm512_storeu_si512(dst.cast(), v) }
-    } else if n >= 32 {
-        let end = ending(32);
-        // SAFETY: `32 <= n`: bytes `0..32` and `n - 32..n` are writable.
-        unsafe {
-            _mm256_storeu_si256(dst.cast(), _mm512_castsi512_si256(v));
-            _mm256_storeu_si256(dst.add(n - 32).cast(), _mm512_castsi512_si256(end));
-        }
-    } else if n >= 16 {
-        let end = ending(16);
-        // SAFETY: `16 <= n`: bytes `0..16` and `n - 16..n` are writable.
-        unsafe {
-            _mm_storeu_si128(dst.cast(), _mm512_castsi512_si128(v));
-            _mm_storeu_si128(dst.add(n - 16).cast(), _mm512_castsi512_si128(end));
-        }
     } else {
-        // SAFETY: the mask enables the `n < 16` writable bytes; masked-off
-        // lanes are not written.
-        unsafe { _mm_mask_storeu_epi8(dst.cast(), low_bits(n) as u16, _mm512_castsi512_si128(v)) }
+        // SAFETY: the mask enables the `n` writable bytes; masked-off lanes
+        // are not written.
+        unsafe { _mm512_mask_storeu_epi8(dst.cast(), low_bits(n), v) }
     }
 }
 
@@ -224,8 +192,11 @@ unsafe fn ascii_pairs(
     (i, o)
 }
 
-/// Converts the `n <= 64` Latin-1 bytes at `src` to UTF-8 at `dst` with
-/// exact stores, if the output fits in `room` bytes; returns its length.
+/// Converts the `n <= 64` Latin-1 bytes at `src` to UTF-8 at `dst`, if the
+/// output fits in `room` bytes; returns its length. `after` input bytes
+/// follow the block (each makes at least one output byte): a store may
+/// write a whole register where those overwrite what it leaves past the
+/// output, else it is exact.
 ///
 /// # Safety
 ///
@@ -233,7 +204,13 @@ unsafe fn ascii_pairs(
 /// * `n` bytes at `src` are readable, `room` bytes at `dst` writable.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi1,bmi2,popcnt")]
 #[inline]
-unsafe fn latin1_block_exact(src: *const u8, n: usize, dst: *mut u8, room: usize) -> Option<usize> {
+unsafe fn latin1_block_exact(
+    src: *const u8,
+    n: usize,
+    after: usize,
+    dst: *mut u8,
+    room: usize,
+) -> Option<usize> {
     // SAFETY: `n` bytes at `src` are readable.
     let v = unsafe { load(src, n) };
     let high = _mm512_movepi8_mask(v);
@@ -247,17 +224,21 @@ unsafe fn latin1_block_exact(src: *const u8, n: usize, dst: *mut u8, room: usize
         return Some(n);
     }
     let (out_lo, out_hi, len_lo) = expand(v, high, n);
-    // SAFETY: `len_lo <= len <= room`: the stores write exactly the `len`
-    // bytes at `dst` (the first one's bytes past `len_lo`, if it stores a
-    // whole register, are within the `len >= 64` of the output and the
-    // second store's to write).
+    // SAFETY: `len_lo <= len <= room`: the stores write the `len` bytes at
+    // `dst`, and whole registers only where 64 bytes of room are left and
+    // the bytes past `len` are overwritten by the output that follows
+    // (the first store's bytes past `len_lo` are the second's to write).
     unsafe {
-        if len >= 64 {
+        if room >= 64 && len + after >= 64 {
             _mm512_storeu_si512(dst.cast(), out_lo);
         } else {
             store(dst, out_lo, len_lo);
         }
-        store(dst.add(len_lo), out_hi, len - len_lo);
+        if room - len_lo >= 64 && len + after >= len_lo + 64 {
+            _mm512_storeu_si512(dst.add(len_lo).cast(), out_hi);
+        } else {
+            store(dst.add(len_lo), out_hi, len - len_lo);
+        }
     }
     Some(len)
 }
@@ -278,7 +259,7 @@ pub(crate) unsafe fn latin1_to_utf8(src: &[u8], dst: *mut u8, cap: usize) -> Pro
     let head = (src.as_ptr() as usize).wrapping_neg() % 64;
     if head > 0 && src.len() > head {
         // SAFETY: `head < src.len()` bytes are readable, `cap` writable.
-        match unsafe { latin1_block_exact(src.as_ptr(), head, dst, cap) } {
+        match unsafe { latin1_block_exact(src.as_ptr(), head, src.len() - head, dst, cap) } {
             Some(len) => {
                 i = head;
                 o = len;
@@ -318,11 +299,13 @@ pub(crate) unsafe fn latin1_to_utf8(src: &[u8], dst: *mut u8, cap: usize) -> Pro
         i += 64;
         o += 64 + high.count_ones() as usize;
     }
-    // The end: a short block, or little room. Stores are exact here.
+    // The end: a short block, or little room; the stores past the output
+    // are exact.
     while i < src.len() {
         let n = (src.len() - i).min(64);
+        let after = src.len() - i - n;
         // SAFETY: `i + n <= src.len()`, `o <= cap`.
-        match unsafe { latin1_block_exact(src.as_ptr().add(i), n, dst.add(o), cap - o) } {
+        match unsafe { latin1_block_exact(src.as_ptr().add(i), n, after, dst.add(o), cap - o) } {
             Some(len) => {
                 i += n;
                 o += len;
@@ -475,8 +458,19 @@ pub(crate) unsafe fn utf8_to_latin1<const VALID: bool>(
         if len > room {
             break;
         }
-        // SAFETY: `o + len <= cap`.
-        unsafe { store(dst.add(o), packed, len) };
+        // A whole store where 64 bytes of room are left and the output of
+        // the bytes that follow overwrites what lands past `len` (at least
+        // one byte per two input bytes if they are valid; else the buffer's
+        // contents are unspecified anyway).
+        let whole = room >= 64 && (src.len() - i - n) / 2 + len >= 64;
+        // SAFETY: `o + len <= cap`, and 64 bytes at `o` if `whole`.
+        unsafe {
+            if whole {
+                _mm512_storeu_si512(dst.add(o).cast(), packed);
+            } else {
+                store(dst.add(o), packed, len);
+            }
+        }
         (carry, carry_c3) = (c, c3);
         i += n;
         o += len;
