@@ -4,7 +4,7 @@
 //! Latin-1 families; for UTF-8 → Latin-1 their UTF-8 encodings).
 //!
 //! Every contender writes into an output buffer it owns (grown on the first, untimed,
-//! call) and returns the number of bytes written, or [`INVALID`] if the input is not
+//! call, and starting on a cache line) and returns the number of bytes written, or [`INVALID`] if the input is not
 //! valid UTF-8 or holds a character above U+00FF. Flavours that do not validate are speed
 //! references ([`Role::Baseline`]), not peers.
 //!
@@ -29,12 +29,19 @@ const UTF8KIT_LEN: &str = "utf8kit::transcode::utf8_len_from_latin1";
 const SIMDUTF_LEN: &str = "simdutf::utf8_length_from_latin1";
 const STD_LEN: &str = "std iter count";
 
-/// Grows `buf` to at least `len` elements (only on the first call per size).
+/// `len` bytes of `buf` from a 64-byte boundary, growing it on the first call per size.
+///
+/// Every contender's output starts on a cache line, like the inputs
+/// ([`ALIGN`](crate::inputs::ALIGN)): where the allocator happens to put each contender's
+/// buffer otherwise decides a copy-speed row by 10–40 % (split stores, and loads that
+/// alias recent stores 4 KiB apart), for one contender and not another.
 fn room(buf: &mut Vec<u8>, len: usize) -> &mut [u8] {
-    if buf.len() < len {
-        buf.resize(len, 0);
+    let align = crate::inputs::ALIGN;
+    if buf.len() < len + align {
+        buf.resize(len + align, 0);
     }
-    &mut buf[..len]
+    let start = buf.as_ptr().align_offset(align).min(align);
+    &mut buf[start..start + len]
 }
 
 /// The rows of the ÷simdutf geomean: every Latin-1 row.
