@@ -7,6 +7,12 @@
 //! bit 0, which the mask drops).
 
 use super::step::HIGH_BITS;
+#[cfg(target_arch = "x86_64")]
+use super::simd::{count_avx2, count_avx512};
+use crate::Kernel;
+
+/// Inputs shorter than this (in elements) are counted by the scalar code.
+const SIMD_MIN: usize = 64;
 
 /// Bit 7 set in each byte of `w` that is a continuation byte (`80..=BF`).
 #[inline(always)]
@@ -22,7 +28,24 @@ const fn four_byte_lead_bits(w: u64) -> u64 {
 }
 
 /// The number of bytes that are not continuation bytes (`80..=BF`): the
-/// number of characters of valid UTF-8.
+/// number of characters of valid UTF-8. By the SIMD code of `kernel` (which
+/// the CPU supports) where there is some: AVX-512 (F, BW) or AVX2.
+#[inline]
+pub(super) fn count_non_continuation_by(kernel: Kernel, bytes: &[u8]) -> usize {
+    match kernel {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: `Kernel::Avx512` is supported (the caller's promise), which
+        // includes AVX-512 F and BW.
+        Kernel::Avx512 if bytes.len() >= SIMD_MIN => unsafe { count_avx512::count_chars(bytes) },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: `Kernel::Avx2` is supported (the caller's promise).
+        Kernel::Avx2 if bytes.len() >= SIMD_MIN => unsafe { count_avx2::count_chars(bytes) },
+        _ => count_non_continuation(bytes),
+    }
+}
+
+/// The number of bytes that are not continuation bytes (`80..=BF`), eight
+/// at a time.
 #[inline]
 pub(super) fn count_non_continuation(bytes: &[u8]) -> usize {
     let (words, tail) = bytes.as_chunks::<8>();
@@ -36,8 +59,9 @@ pub(super) fn count_non_continuation(bytes: &[u8]) -> usize {
     bytes.len() - continuation
 }
 
-/// Counts the characters of `text`, like `text.chars().count()` but eight
-/// bytes per step: a character is any byte that is not a continuation byte.
+/// Counts the characters of `text`, like `text.chars().count()`: a
+/// character is any byte that is not a continuation byte. With AVX-512 or
+/// AVX2 (detected at run time) 128 or 256 bytes per step, else eight.
 ///
 /// # Example
 ///
@@ -49,7 +73,17 @@ pub(super) fn count_non_continuation(bytes: &[u8]) -> usize {
 /// ```
 #[inline]
 pub fn count_chars(text: &str) -> usize {
-    count_non_continuation(text.as_bytes())
+    count_non_continuation_by(Kernel::detected(), text.as_bytes())
+}
+
+/// [`count_chars`] by the code of a forced `kernel` (AVX-512, AVX2, or the
+/// scalar code for the others); `None` if the CPU lacks the kernel. For
+/// tests and benchmarks.
+#[doc(hidden)]
+pub fn count_chars_with(kernel: Kernel, text: &str) -> Option<usize> {
+    kernel
+        .is_available()
+        .then(|| count_non_continuation_by(kernel, text.as_bytes()))
 }
 
 /// The number of UTF-16 code units the UTF-8 `bytes` convert to.
@@ -187,6 +221,36 @@ pub fn latin1_len_from_utf8(text: &str) -> usize {
 /// ```
 #[inline]
 pub fn utf8_len_from_utf32(units: &[u32]) -> usize {
+    utf8_len_from_utf32_by(Kernel::detected(), units)
+}
+
+/// [`utf8_len_from_utf32`] by the code of a forced `kernel` (AVX-512, or
+/// the scalar code for the others); `None` if the CPU lacks the kernel.
+/// For tests and benchmarks.
+#[doc(hidden)]
+pub fn utf8_len_from_utf32_with(kernel: Kernel, units: &[u32]) -> Option<usize> {
+    kernel
+        .is_available()
+        .then(|| utf8_len_from_utf32_by(kernel, units))
+}
+
+/// [`utf8_len_from_utf32`] by `kernel`, which the CPU supports.
+#[inline]
+pub(super) fn utf8_len_from_utf32_by(kernel: Kernel, units: &[u32]) -> usize {
+    match kernel {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: `Kernel::Avx512` is supported (the caller's promise), which
+        // includes AVX-512 F and BW.
+        Kernel::Avx512 if units.len() >= SIMD_MIN => unsafe {
+            count_avx512::utf8_len_from_utf32(units)
+        },
+        _ => utf8_len_from_utf32_scalar(units),
+    }
+}
+
+/// [`utf8_len_from_utf32`], one value at a time.
+#[inline]
+fn utf8_len_from_utf32_scalar(units: &[u32]) -> usize {
     units
         .iter()
         .map(|&v| match v {

@@ -82,7 +82,9 @@ pub use utf16::{
     utf16_to_utf8_lossy_into, utf16be_to_utf8_into, utf16le_to_utf8_into, valid_utf8_to_utf16_into,
 };
 #[doc(hidden)]
-pub use utf32::utf8_to_utf32_with;
+pub use count::{count_chars_with, utf8_len_from_utf32_with};
+#[doc(hidden)]
+pub use utf32::{utf8_to_utf32_with, utf32_to_utf8_lossy_with, utf32_to_utf8_with};
 #[cfg(feature = "alloc")]
 pub use utf32::{utf8_to_utf32, utf32_to_utf8, utf32_to_utf8_lossy};
 pub use utf32::{utf8_to_utf32_into, utf32_to_utf8_into, utf32_to_utf8_lossy_into};

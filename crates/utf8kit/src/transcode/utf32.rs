@@ -3,7 +3,7 @@
 use core::convert::Infallible;
 
 #[cfg(feature = "alloc")]
-use super::count::{count_non_continuation, utf8_len_from_utf32};
+use super::count::{count_non_continuation_by, utf8_len_from_utf32_by};
 #[cfg(target_arch = "x86_64")]
 use super::simd::utf32_avx512;
 use super::simd::{Engine, Progress};
@@ -114,6 +114,33 @@ fn utf32_to_utf8_scalar<const LOSSY: bool>(
     Ok(o)
 }
 
+/// UTF-32 → UTF-8 by `engine`: the SIMD kernel as far as it goes, then the
+/// scalar kernel (which reports the first invalid value, or replaces it
+/// with `LOSSY`). Returns the bytes needed.
+#[inline]
+fn utf32_to_utf8_run<const LOSSY: bool>(
+    engine: Engine,
+    src: &[u32],
+    dst: &mut [u8],
+) -> Result<usize, Utf32Error> {
+    let p = match engine {
+        #[cfg(target_arch = "x86_64")]
+        Engine::Avx512 if src.len() >= SIMD_MIN => {
+            let (ptr, cap) = (dst.as_mut_ptr(), dst.len());
+            // SAFETY: `Engine::Avx512` is only chosen when the CPU has the
+            // kernel's features; `dst` is `cap` writable bytes.
+            unsafe { utf32_avx512::utf32_to_utf8::<LOSSY>(src, ptr, cap) }
+        }
+        _ => Progress::default(),
+    };
+    let rest = src.get(p.read..).unwrap_or_default();
+    let out = dst.get_mut(p.written..).unwrap_or_default();
+    match utf32_to_utf8_scalar::<LOSSY>(rest, out) {
+        Ok(n) => Ok(p.written + n),
+        Err(e) => Err(Utf32Error::new(p.read + e.index(), e.value())),
+    }
+}
+
 /// Converts UTF-8 to UTF-32 (one `u32` per character), validating it.
 ///
 /// # Errors
@@ -131,8 +158,9 @@ fn utf32_to_utf8_scalar<const LOSSY: bool>(
 /// ```
 #[cfg(feature = "alloc")]
 pub fn utf8_to_utf32(bytes: &[u8]) -> Result<Vec<u32>, Utf8Error> {
-    run_to_vec(count_non_continuation(bytes), |dst| {
-        utf8_to_utf32_run(Kernel::detected(), bytes, dst)
+    let kernel = Kernel::detected();
+    run_to_vec(count_non_continuation_by(kernel, bytes), |dst| {
+        utf8_to_utf32_run(kernel, bytes, dst)
     })
 }
 
@@ -193,11 +221,15 @@ pub fn utf8_to_utf32_with(
 /// ```
 #[cfg(feature = "alloc")]
 pub fn utf32_to_utf8(units: &[u32]) -> Result<String, Utf32Error> {
-    let bytes = run_to_vec(utf8_len_from_utf32(units), |dst| {
-        utf32_to_utf8_scalar::<false>(units, dst)
+    let kernel = Kernel::detected();
+    let engine = Engine::for_kernel(kernel);
+    let bytes = run_to_vec(utf8_len_from_utf32_by(kernel, units), |dst| {
+        utf32_to_utf8_run::<false>(engine, units, dst)
     })?;
     // SAFETY: `bytes` is the output of `utf32_to_utf8_scalar`, which writes
-    // only ASCII bytes and `put_utf8` of values `char::from_u32` accepted.
+    // only ASCII bytes and `put_utf8` of values `char::from_u32` accepted,
+    // and of the SIMD kernel, which writes the UTF-8 of blocks it checked
+    // to hold scalar values only.
     Ok(unsafe { string_from_kernel(bytes) })
 }
 
@@ -213,11 +245,14 @@ pub fn utf32_to_utf8(units: &[u32]) -> Result<String, Utf32Error> {
 /// ```
 #[cfg(feature = "alloc")]
 pub fn utf32_to_utf8_lossy(units: &[u32]) -> String {
-    let bytes = run_to_vec(utf8_len_from_utf32(units), |dst| {
-        utf32_to_utf8_scalar::<true>(units, dst)
+    let kernel = Kernel::detected();
+    let engine = Engine::for_kernel(kernel);
+    let bytes = run_to_vec(utf8_len_from_utf32_by(kernel, units), |dst| {
+        utf32_to_utf8_run::<true>(engine, units, dst)
     })
     .unwrap_or_default();
-    // SAFETY: as in `utf32_to_utf8`, plus `put_replacement`.
+    // SAFETY: as in `utf32_to_utf8`, plus `put_replacement` and the SIMD
+    // kernel's U+FFFD for the values it replaced before encoding.
     unsafe { string_from_kernel(bytes) }
 }
 
@@ -243,7 +278,10 @@ pub fn utf32_to_utf8_into(
     out: &mut [u8],
 ) -> Result<usize, TranscodeError<Utf32Error>> {
     let capacity = out.len();
-    fit(utf32_to_utf8_scalar::<false>(units, out), capacity)
+    fit(
+        utf32_to_utf8_run::<false>(Engine::detected(), units, out),
+        capacity,
+    )
 }
 
 /// Converts UTF-32 to UTF-8 in `out`, replacing invalid values with U+FFFD,
@@ -266,7 +304,7 @@ pub fn utf32_to_utf8_lossy_into(
     out: &mut [u8],
 ) -> Result<usize, TranscodeError<Infallible>> {
     let capacity = out.len();
-    match utf32_to_utf8_scalar::<true>(units, out) {
+    match utf32_to_utf8_run::<true>(Engine::detected(), units, out) {
         Ok(n) => fit(Ok(n), capacity),
         // Unreachable: the lossy kernel reports no errors.
         Err(_) => {
@@ -274,4 +312,34 @@ pub fn utf32_to_utf8_lossy_into(
             Ok(0)
         }
     }
+}
+
+/// [`utf32_to_utf8_into`] with the transcoder of a forced `kernel`; `None`
+/// if the CPU lacks the kernel. For tests and benchmarks.
+///
+/// # Errors
+///
+/// Inside the `Some`: as [`utf32_to_utf8_into`].
+#[doc(hidden)]
+pub fn utf32_to_utf8_with(
+    kernel: Kernel,
+    units: &[u32],
+    out: &mut [u8],
+) -> Option<Result<usize, TranscodeError<Utf32Error>>> {
+    let capacity = out.len();
+    kernel.is_available().then(|| {
+        let engine = Engine::for_kernel(kernel);
+        fit(utf32_to_utf8_run::<false>(engine, units, out), capacity)
+    })
+}
+
+/// [`utf32_to_utf8_lossy_into`] with the transcoder of a forced `kernel`;
+/// `None` if the CPU lacks the kernel. Returns the bytes needed, which may
+/// exceed `out.len()` (then `out` holds a prefix).
+#[doc(hidden)]
+pub fn utf32_to_utf8_lossy_with(kernel: Kernel, units: &[u32], out: &mut [u8]) -> Option<usize> {
+    kernel.is_available().then(|| {
+        let engine = Engine::for_kernel(kernel);
+        utf32_to_utf8_run::<true>(engine, units, out).unwrap_or(0)
+    })
 }
