@@ -22,7 +22,9 @@
 //! }
 //! ```
 
+pub mod count;
 pub mod utf16;
+pub mod utf32;
 pub mod validate;
 
 use crate::inputs::{Encoding, Kind, Size};
@@ -33,6 +35,9 @@ pub fn all() -> Vec<Operation> {
         validate::operation(),
         utf16::utf8_to_utf16(),
         utf16::utf16_to_utf8(),
+        utf32::utf8_to_utf32(),
+        utf32::utf32_to_utf8(),
+        count::operation(),
     ]
 }
 
@@ -58,6 +63,8 @@ impl RowKey {
 pub type Utf8Fn = Box<dyn FnMut(&[u8]) -> usize>;
 /// A timed function over UTF-16 input.
 pub type Utf16Fn = Box<dyn FnMut(&[u16]) -> usize>;
+/// A timed function over UTF-32 input.
+pub type Utf32Fn = Box<dyn FnMut(&[u32]) -> usize>;
 
 /// The function a contender times, typed by the encoding it reads. Closures are `FnMut`
 /// so a contender can own its output buffer (allocated on the first, untimed, call).
@@ -67,6 +74,8 @@ pub enum Run {
     /// Reads UTF-16 code units (native byte order).
     #[allow(dead_code, reason = "for the transcoding operations (UTF-16 inputs)")]
     Utf16(Utf16Fn),
+    /// Reads UTF-32 values (native byte order).
+    Utf32(Utf32Fn),
 }
 
 impl Run {
@@ -75,6 +84,7 @@ impl Run {
         match self {
             Run::Utf8(_) => Encoding::Utf8,
             Run::Utf16(_) => Encoding::Utf16,
+            Run::Utf32(_) => Encoding::Utf32,
         }
     }
 }
@@ -141,6 +151,16 @@ impl Contender {
         f: impl FnMut(&[u16]) -> usize + 'static,
     ) -> Contender {
         Contender::new(name, label, role, Run::Utf16(Box::new(f)))
+    }
+
+    /// A contender reading UTF-32, agreeing exactly with the oracle, on every row.
+    pub fn utf32(
+        name: impl Into<String>,
+        label: impl Into<String>,
+        role: Role,
+        f: impl FnMut(&[u32]) -> usize + 'static,
+    ) -> Contender {
+        Contender::new(name, label, role, Run::Utf32(Box::new(f)))
     }
 
     fn new(name: impl Into<String>, label: impl Into<String>, role: Role, run: Run) -> Contender {
@@ -252,6 +272,8 @@ pub struct Operation {
     pub summaries: Vec<Summary>,
     /// Footnotes printed under the table (what the contenders really run, caveats).
     pub notes: Vec<String>,
+    /// Defined on valid input only: `--check` skips the corrupted variants.
+    pub valid_only: bool,
 }
 
 impl Operation {
@@ -265,7 +287,15 @@ impl Operation {
             ratios: Vec::new(),
             summaries: Vec::new(),
             notes: Vec::new(),
+            valid_only: false,
         }
+    }
+
+    /// Marks the operation as defined on valid input only (`--check` runs no corrupted
+    /// variants; the benchmark inputs are always valid).
+    pub fn valid_only(mut self) -> Operation {
+        self.valid_only = true;
+        self
     }
 
     /// Adds a contender (a column).
