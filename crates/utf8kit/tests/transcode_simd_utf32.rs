@@ -1,5 +1,5 @@
-//! The SIMD UTF-32 → UTF-8 transcoder, the UTF-8 length of UTF-32 and the
-//! character count, forced kernel by kernel, against std and the scalar
+//! The SIMD UTF-32 → UTF-8 and UTF-8 → UTF-32 transcoders, the UTF-8
+//! length of UTF-32 and the character count, forced kernel by kernel, against std and the scalar
 //! kernel: every scalar value and every kind of invalid value around the
 //! SIMD block edges, an invalid value at every offset 0..=200 of every
 //! lipsum text, random inputs, exact-size output buffers with a guard byte
@@ -140,6 +140,60 @@ fn check_utf32(units: &[u32]) {
     assert_eq!(out[need], GUARD);
 }
 
+/// Checks UTF-8 → UTF-32 under every kernel on `bytes`: std's values into
+/// exact, larger and too-small buffers, or exactly `validate`'s error.
+fn check_utf8(bytes: &[u8]) {
+    let want: Result<Vec<u32>, _> =
+        std::str::from_utf8(bytes).map(|s| s.chars().map(u32::from).collect());
+    for kernel in Kernel::available() {
+        let ctx = || format!("{kernel}, {} bytes", bytes.len());
+        match &want {
+            Ok(values) => {
+                let n = values.len();
+                for extra in [0, 1, 70] {
+                    let mut out = vec![0xA5A5_A5A5u32; n + extra + 1];
+                    let got = t::utf8_to_utf32_with(kernel, bytes, &mut out[..n + extra]);
+                    assert_eq!(got, Some(Ok(n)), "{}", ctx());
+                    assert_eq!(&out[..n], &values[..], "{}", ctx());
+                    assert!(
+                        out[n..].iter().all(|&g| g == 0xA5A5_A5A5),
+                        "{}: wrote past the output",
+                        ctx()
+                    );
+                }
+                for short in [n.saturating_sub(1), n / 2, n.saturating_sub(65)] {
+                    if short >= n {
+                        continue;
+                    }
+                    let mut out = vec![0xA5A5_A5A5u32; short + 1];
+                    let got = t::utf8_to_utf32_with(kernel, bytes, &mut out[..short]);
+                    assert_eq!(
+                        got,
+                        Some(Err(TranscodeError::BufferTooSmall { needed: n })),
+                        "{} into {short}",
+                        ctx()
+                    );
+                    assert_eq!(&out[..short], &values[..short], "{}", ctx());
+                    assert_eq!(out[short], 0xA5A5_A5A5, "{}: wrote past the end", ctx());
+                }
+            }
+            Err(_) => {
+                let expected = utf8kit::validate(bytes).unwrap_err();
+                let mut out = vec![0u32; bytes.len()];
+                let got = t::utf8_to_utf32_with(kernel, bytes, &mut out);
+                assert_eq!(got, Some(Err(TranscodeError::Invalid(expected))), "{}", ctx());
+            }
+        }
+    }
+    match &want {
+        Ok(values) => assert_eq!(t::utf8_to_utf32(bytes).as_ref(), Ok(values)),
+        Err(_) => assert_eq!(
+            t::utf8_to_utf32(bytes).unwrap_err(),
+            utf8kit::validate(bytes).unwrap_err()
+        ),
+    }
+}
+
 /// Checks [`t::count_chars`] under every kernel on `text`.
 fn check_count(text: &str) {
     let want = text.chars().count();
@@ -268,6 +322,35 @@ fn lipsum_files() {
         }
         check_count(&text);
         assert_eq!(t::count_chars(&text), units.len(), "{name}");
+        check_utf8(text.as_bytes());
+        for start in 1..70 {
+            check_utf8(text.as_bytes().get(start..).unwrap_or_default());
+        }
+    }
+}
+
+/// UTF-8 → UTF-32 of every prefix (0..=300 bytes) of every script, and an
+/// invalid byte at every offset 0..=200.
+#[test]
+fn utf8_to_utf32_prefixes_and_errors() {
+    for (_, text) in scripts() {
+        let bytes = text.as_bytes();
+        for len in 0..=300.min(bytes.len()) {
+            check_utf8(&bytes[..len]);
+        }
+        for at in 0..=200.min(bytes.len() - 1) {
+            for bad in [0xFFu8, 0x80, 0xC0, 0xED] {
+                let mut b = bytes[..bytes.len().min(400)].to_vec();
+                b[at] = bad;
+                check_utf8(&b);
+            }
+        }
+    }
+    // Every scalar value, at shifted starts.
+    let all: String = (0..=0x10_FFFFu32).filter_map(char::from_u32).collect();
+    for pad in 0..4 {
+        let s = "x".repeat(pad) + &all;
+        check_utf8(s.as_bytes());
     }
 }
 
@@ -398,5 +481,16 @@ proptest! {
     fn random_text_count(s in text()) {
         check_count(&s);
         check_utf32(&values(&s));
+        check_utf8(s.as_bytes());
+    }
+
+    #[test]
+    fn random_text_one_corruption(s in text(), at in any::<prop::sample::Index>(), b in any::<u8>()) {
+        let mut bytes = s.into_bytes();
+        if !bytes.is_empty() {
+            let i = at.index(bytes.len());
+            bytes[i] = b;
+        }
+        check_utf8(&bytes);
     }
 }

@@ -60,34 +60,91 @@ fn utf8_to_utf32_scalar(src: &[u8], dst: &mut [u32]) -> Result<usize, Utf8Error>
 /// Inputs shorter than this go to the scalar kernel alone.
 const SIMD_MIN: usize = 64;
 
-/// UTF-8 → UTF-32 with validation by `kernel` (which the CPU supports):
-/// with a SIMD transcoder, the whole input is validated first, then
-/// converted by the SIMD kernel and the scalar kernel from where it stopped.
+/// UTF-8 → UTF-32 for `src` known to be valid: the SIMD kernel, then the
+/// scalar kernel from where it stopped. Returns the values needed.
 #[inline]
-fn utf8_to_utf32_run(kernel: Kernel, src: &[u8], dst: &mut [u32]) -> Result<usize, Utf8Error> {
-    let engine = Engine::for_kernel(kernel);
-    if engine == Engine::Scalar || src.len() < SIMD_MIN {
-        return utf8_to_utf32_scalar(src, dst);
-    }
-    match kernel.validate(src) {
-        Some(Ok(())) => {}
-        Some(Err(e)) => return Err(e),
-        None => return utf8_to_utf32_scalar(src, dst),
-    }
+fn valid_utf8_to_utf32_run(engine: Engine, src: &[u8], dst: &mut [u32]) -> usize {
     let p = match engine {
         #[cfg(target_arch = "x86_64")]
-        Engine::Avx512 => {
+        Engine::Avx512 if src.len() >= SIMD_MIN => {
             let (ptr, cap) = (dst.as_mut_ptr(), dst.len());
             // SAFETY: `Engine::Avx512` is only chosen when the CPU has the
             // kernel's features; `dst` is `cap` writable values.
-            unsafe { utf32_avx512::utf8_to_utf32(src, ptr, cap) }
+            unsafe { utf32_avx512::utf8_to_utf32::<false>(src, ptr, cap) }
         }
         _ => Progress::default(),
     };
     let rest = src.get(p.read..).unwrap_or_default();
     let out = dst.get_mut(p.written..).unwrap_or_default();
     // Valid input, cut at a character boundary: the scalar kernel cannot fail.
-    Ok(p.written + utf8_to_utf32_scalar(rest, out).unwrap_or(0))
+    p.written + utf8_to_utf32_scalar(rest, out).unwrap_or(0)
+}
+
+/// Converts the ASCII blocks at the start of `src` (any bytes) by `engine`.
+#[inline]
+fn ascii_prefix_to_utf32(engine: Engine, src: &[u8], dst: &mut [u32]) -> Progress {
+    match engine {
+        #[cfg(target_arch = "x86_64")]
+        Engine::Avx512 => {
+            let (ptr, cap) = (dst.as_mut_ptr(), dst.len());
+            // SAFETY: `Engine::Avx512` is only chosen when the CPU has the
+            // kernel's features; `dst` is `cap` writable values.
+            unsafe { utf32_avx512::utf8_to_utf32::<true>(src, ptr, cap) }
+        }
+        _ => Progress::default(),
+    }
+}
+
+/// Bytes validated and converted per step of [`utf8_to_utf32_run`].
+const CHUNK: usize = 16 << 10;
+
+/// UTF-8 → UTF-32 with validation by `kernel` (which the CPU supports):
+/// with a SIMD transcoder, a chunk at a time is validated, then converted
+/// by the SIMD kernel and the scalar kernel from where it stopped (so the
+/// conversion reads bytes the validator just brought into L1).
+#[inline]
+fn utf8_to_utf32_run(kernel: Kernel, src: &[u8], dst: &mut [u32]) -> Result<usize, Utf8Error> {
+    let engine = Engine::for_kernel(kernel);
+    // (A SIMD engine implies the kernel is available: its features are a
+    // superset; the check keeps that from being load-bearing.)
+    if engine == Engine::Scalar || src.len() < SIMD_MIN || !kernel.is_available() {
+        return utf8_to_utf32_scalar(src, dst);
+    }
+    let mut start = 0;
+    let mut o = 0;
+    while let Some(rest) = src.get(start..).filter(|r| !r.is_empty()) {
+        // An ASCII start needs no validation: convert it right away.
+        let ascii = ascii_prefix_to_utf32(engine, rest, dst.get_mut(o..).unwrap_or_default());
+        start += ascii.read;
+        o += ascii.written;
+        let Some(rest) = src.get(start..).filter(|r| !r.is_empty()) else {
+            break;
+        };
+        let mut len = rest.len().min(CHUNK);
+        if len < rest.len() {
+            // End the chunk before a lead byte (there is one among any 4
+            // bytes of valid UTF-8), so no character is cut.
+            len = (len - 3..=len)
+                .rev()
+                .find(|&e| rest.get(e).is_some_and(|&b| (b as i8) >= -64))
+                .unwrap_or(len);
+        }
+        let chunk = rest.get(..len).unwrap_or_default();
+        match kernel.validate(chunk) {
+            Some(Ok(())) => {}
+            // A chunk's error may depend on the bytes after it (a truncated
+            // sequence there is `Incomplete`): the rest decides.
+            _ => match kernel.validate(rest) {
+                Some(Err(e)) => return Err(e.offset_by(start)),
+                _ => len = rest.len(),
+            },
+        }
+        let chunk = rest.get(..len).unwrap_or_default();
+        let out = dst.get_mut(o..).unwrap_or_default();
+        o += valid_utf8_to_utf32_run(engine, chunk, out);
+        start += len;
+    }
+    Ok(o)
 }
 
 /// The UTF-32 → UTF-8 kernel. With `LOSSY` each value that is not a scalar
@@ -114,6 +171,10 @@ fn utf32_to_utf8_scalar<const LOSSY: bool>(
     Ok(o)
 }
 
+/// UTF-32 inputs shorter than this (in values) go to the scalar kernel
+/// alone: one (masked) register is the SIMD kernel's smallest step.
+const SIMD_MIN_32: usize = 16;
+
 /// UTF-32 → UTF-8 by `engine`: the SIMD kernel as far as it goes, then the
 /// scalar kernel (which reports the first invalid value, or replaces it
 /// with `LOSSY`). Returns the bytes needed.
@@ -125,7 +186,7 @@ fn utf32_to_utf8_run<const LOSSY: bool>(
 ) -> Result<usize, Utf32Error> {
     let p = match engine {
         #[cfg(target_arch = "x86_64")]
-        Engine::Avx512 if src.len() >= SIMD_MIN => {
+        Engine::Avx512 if src.len() >= SIMD_MIN_32 => {
             let (ptr, cap) = (dst.as_mut_ptr(), dst.len());
             // SAFETY: `Engine::Avx512` is only chosen when the CPU has the
             // kernel's features; `dst` is `cap` writable bytes.
