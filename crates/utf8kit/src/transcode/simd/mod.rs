@@ -71,21 +71,32 @@ impl Engine {
     }
 }
 
-/// Whether the CPU has what the AVX-512 transcoders use.
-/// (`is_x86_feature_detected!` caches CPUID, so this is a few loads.)
+/// Whether the CPU has what the AVX-512 transcoders use: detected once
+/// and cached (one load per call after that; short inputs notice eight).
 #[cfg(target_arch = "x86_64")]
 #[inline]
 fn avx512_transcode() -> bool {
-    has!(
-        "avx512f",
-        "avx512bw",
-        "avx512vl",
-        "avx512vbmi",
-        "avx512vbmi2",
-        "bmi1",
-        "bmi2",
-        "popcnt"
-    )
+    use core::sync::atomic::{AtomicU8, Ordering};
+    /// 0 before detection, then 1 (no) or 2 (yes). Every thread computes
+    /// the same value, so `Relaxed` is enough: a race only detects twice.
+    static AVX512_TRANSCODE: AtomicU8 = AtomicU8::new(0);
+    match AVX512_TRANSCODE.load(Ordering::Relaxed) {
+        0 => {
+            let yes = has!(
+                "avx512f",
+                "avx512bw",
+                "avx512vl",
+                "avx512vbmi",
+                "avx512vbmi2",
+                "bmi1",
+                "bmi2",
+                "popcnt"
+            );
+            AVX512_TRANSCODE.store(1 + u8::from(yes), Ordering::Relaxed);
+            yes
+        }
+        n => n == 2,
+    }
 }
 
 /// How far a kernel got: input elements read and output elements written.
