@@ -120,7 +120,10 @@ fn check_utf32(units: &[u32]) {
     assert_eq!(t::utf8_len_from_utf32(units), need);
     assert_eq!(t::utf32_to_utf8_lossy(units), lossy);
     let mut out = vec![GUARD; need + 1];
-    assert_eq!(t::utf32_to_utf8_lossy_into(units, &mut out[..need]), Ok(need));
+    assert_eq!(
+        t::utf32_to_utf8_lossy_into(units, &mut out[..need]),
+        Ok(need)
+    );
     assert_eq!(&out[..need], lossy.as_bytes());
     assert_eq!(out[need], GUARD);
     let mut out = vec![GUARD; need + 1];
@@ -181,7 +184,12 @@ fn check_utf8(bytes: &[u8]) {
                 let expected = utf8kit::validate(bytes).unwrap_err();
                 let mut out = vec![0u32; bytes.len()];
                 let got = t::utf8_to_utf32_with(kernel, bytes, &mut out);
-                assert_eq!(got, Some(Err(TranscodeError::Invalid(expected))), "{}", ctx());
+                assert_eq!(
+                    got,
+                    Some(Err(TranscodeError::Invalid(expected))),
+                    "{}",
+                    ctx()
+                );
             }
         }
     }
@@ -238,7 +246,10 @@ fn corpus() -> Vec<(String, String)> {
         .collect();
     files.sort();
     if files.is_empty() {
-        eprintln!("note: no *.utf8.txt in {}; corpus cases skipped", dir.display());
+        eprintln!(
+            "note: no *.utf8.txt in {}; corpus cases skipped",
+            dir.display()
+        );
     }
     files
 }
@@ -257,7 +268,11 @@ const TEXTS: &[&str] = &[
 /// Every text of every script: the corpus files and the built-in texts.
 fn scripts() -> Vec<(String, String)> {
     let mut out = corpus();
-    out.extend(TEXTS.iter().map(|s| (s.chars().take(8).collect(), s.repeat(40))));
+    out.extend(
+        TEXTS
+            .iter()
+            .map(|s| (s.chars().take(8).collect(), s.repeat(40))),
+    );
     out
 }
 

@@ -6,13 +6,17 @@
 //! each byte's bit 6 to its bit 7; bits crossing into the next byte land in
 //! bit 0, which the mask drops).
 
-use super::step::HIGH_BITS;
 #[cfg(target_arch = "x86_64")]
 use super::simd::{count_avx2, count_avx512};
+use super::step::HIGH_BITS;
 use crate::Kernel;
 
 /// Inputs shorter than this (in elements) are counted by the scalar code.
 const SIMD_MIN: usize = 64;
+
+/// Inputs shorter than this go to the scalar code instead of the AVX-512
+/// count and UTF-8 length, which read any tail with a masked load.
+const AVX512_MIN: usize = 16;
 
 /// Bit 7 set in each byte of `w` that is a continuation byte (`80..=BF`).
 #[inline(always)]
@@ -36,7 +40,7 @@ pub(super) fn count_non_continuation_by(kernel: Kernel, bytes: &[u8]) -> usize {
         #[cfg(target_arch = "x86_64")]
         // SAFETY: `Kernel::Avx512` is supported (the caller's promise), which
         // includes AVX-512 F and BW.
-        Kernel::Avx512 if bytes.len() >= SIMD_MIN => unsafe { count_avx512::count_chars(bytes) },
+        Kernel::Avx512 if bytes.len() >= AVX512_MIN => unsafe { count_avx512::count_chars(bytes) },
         #[cfg(target_arch = "x86_64")]
         // SAFETY: `Kernel::Avx2` is supported (the caller's promise).
         Kernel::Avx2 if bytes.len() >= SIMD_MIN => unsafe { count_avx2::count_chars(bytes) },
@@ -241,7 +245,7 @@ pub(super) fn utf8_len_from_utf32_by(kernel: Kernel, units: &[u32]) -> usize {
         #[cfg(target_arch = "x86_64")]
         // SAFETY: `Kernel::Avx512` is supported (the caller's promise), which
         // includes AVX-512 F and BW.
-        Kernel::Avx512 if units.len() >= SIMD_MIN => unsafe {
+        Kernel::Avx512 if units.len() >= AVX512_MIN => unsafe {
             count_avx512::utf8_len_from_utf32(units)
         },
         _ => utf8_len_from_utf32_scalar(units),

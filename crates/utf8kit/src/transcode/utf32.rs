@@ -58,7 +58,7 @@ fn utf8_to_utf32_scalar(src: &[u8], dst: &mut [u32]) -> Result<usize, Utf8Error>
 }
 
 /// Inputs shorter than this go to the scalar kernel alone.
-const SIMD_MIN: usize = 64;
+const SIMD_MIN: usize = 16;
 
 /// UTF-8 → UTF-32 for `src` known to be valid: the SIMD kernel, then the
 /// scalar kernel from where it stopped. Returns the values needed.

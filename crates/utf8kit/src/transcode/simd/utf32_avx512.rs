@@ -2,10 +2,23 @@
 //!
 //! # UTF-8 → UTF-32 (input known to be valid)
 //!
-//! 64 bytes per step, as [`super::utf16_avx512::utf8_to_utf16`]: an
-//! all-ASCII block widens 16 bytes at a time to `u32`; otherwise the block
-//! ends before its last lead, each quarter decodes the code point at every
-//! lead lane ([`code_points`]) and `vpcompressd` packs them.
+//! 64 bytes per step. An all-ASCII block widens 16 bytes at a time to
+//! `u32`. Otherwise the block converts the characters whose lead bytes lie
+//! in it, packed first and decoded after, so the work follows the number
+//! of characters rather than of bytes:
+//!
+//! 1. `vpcompressb` of `0, 1, …, 63` by the lead mask: the lead positions;
+//! 2. for each 16 of them, `vpermb` spreads each position over a 32-bit
+//!    lane (plus `0, 1, 2, 3`) and `vpermt2b` gathers the 4 bytes from the
+//!    lead on, from the block and the 3 bytes after it;
+//! 3. [`decode_lanes`]: a `pshufb` by the lead's high nibble gives the
+//!    lead's payload mask and the final shift, `vpmaddubsw` and `vpmaddwd`
+//!    join the 6-bit groups, `vpsrlvd` drops the bytes past the character.
+//!
+//! A block that starts inside a character skips its continuation bytes
+//! (they are not leads): the step before converted that character. The
+//! wrappers convert an ASCII start with the `ASCII_ONLY` flavour before
+//! validating, and validate the rest a 16 KiB chunk at a time.
 //!
 //! # UTF-32 → UTF-8 (validating, or replacing with U+FFFD)
 //!
@@ -21,7 +34,7 @@
 //!   above `10FFFF`): with an invalid value the strict kernel stops before
 //!   the block (the scalar kernel reports the exact error from there) and
 //!   the lossy kernel replaces those lanes with `FFFD`. Then each register
-//!   is encoded in its 32-bit lanes ([`lanes_to_utf8`]: `vpmultishiftqb`
+//!   is encoded in its 32-bit lanes ([`encode16`]: `vpmultishiftqb`
 //!   lays out `cp >> 18, cp >> 12, cp >> 6, cp`, a per-length AND/OR table
 //!   finishes the bytes and `vpcompressb` keeps the last 1–4 of each lane).
 //!
@@ -200,7 +213,10 @@ pub(crate) unsafe fn utf8_to_utf32<const ASCII_ONLY: bool>(
             let present = !(u64::MAX << left);
             // SAFETY: the mask enables the `left` readable bytes only;
             // masked-off bytes are not read and cannot fault, and load 0.
-            (unsafe { _mm512_maskz_loadu_epi8(present, p.cast()) }, present)
+            (
+                unsafe { _mm512_maskz_loadu_epi8(present, p.cast()) },
+                present,
+            )
         };
         let step = left.min(64);
         let room = cap - o;
@@ -260,13 +276,12 @@ pub(crate) unsafe fn utf8_to_utf32<const ASCII_ONLY: bool>(
     let skip = if ASCII_ONLY {
         0
     } else {
-        src
-        .get(i..)
-        .unwrap_or_default()
-        .iter()
-        .take(3)
-        .take_while(|&&b| (b as i8) < -64)
-        .count()
+        src.get(i..)
+            .unwrap_or_default()
+            .iter()
+            .take(3)
+            .take_while(|&&b| (b as i8) < -64)
+            .count()
     };
     Progress {
         read: i + skip,
