@@ -105,18 +105,29 @@ const CHUNK: usize = 16 << 10;
 #[inline]
 fn utf8_to_utf32_run(kernel: Kernel, src: &[u8], dst: &mut [u32]) -> Result<usize, Utf8Error> {
     let engine = Engine::for_kernel(kernel);
-    // (A SIMD engine implies the kernel is available: its features are a
-    // superset; the check keeps that from being load-bearing.)
-    if engine == Engine::Scalar || src.len() < SIMD_MIN || !kernel.is_available() {
+    if engine == Engine::Scalar || src.len() < SIMD_MIN {
         return utf8_to_utf32_scalar(src, dst);
     }
-    let mut start = 0;
-    let mut o = 0;
+    // An ASCII start needs no validation: convert it right away (short
+    // ASCII inputs end here).
+    let ascii = ascii_prefix_to_utf32(engine, src, dst);
+    if ascii.read == src.len() {
+        return Ok(ascii.written);
+    }
+    // (A SIMD engine implies the kernel is available: its features are a
+    // superset; the check keeps that from being load-bearing.)
+    if !kernel.is_available() {
+        return utf8_to_utf32_scalar(src, dst);
+    }
+    let mut start = ascii.read;
+    let mut o = ascii.written;
     while let Some(rest) = src.get(start..).filter(|r| !r.is_empty()) {
-        // An ASCII start needs no validation: convert it right away.
-        let ascii = ascii_prefix_to_utf32(engine, rest, dst.get_mut(o..).unwrap_or_default());
-        start += ascii.read;
-        o += ascii.written;
+        if start > ascii.read {
+            // Each chunk's ASCII start, likewise.
+            let ascii = ascii_prefix_to_utf32(engine, rest, dst.get_mut(o..).unwrap_or_default());
+            start += ascii.read;
+            o += ascii.written;
+        }
         let Some(rest) = src.get(start..).filter(|r| !r.is_empty()) else {
             break;
         };
