@@ -350,11 +350,9 @@ pub(crate) static MULTISHIFT: [u8; 64] = {
 /// Per class (0: emits nothing; 1–4: UTF-8 length), as 32-bit lanes (byte 0
 /// first in memory): which bits of the multishifted bytes to keep, the marker
 /// bits to set, and which bytes to emit (the last `class` ones).
-pub(crate) static CLASS_AND: [u32; 16] =
-    class_table([0, 0x7F00_0000, 0x3F1F_0000, 0x3F3F_0F00, 0x3F3F_3F07]);
-pub(crate) static CLASS_OR: [u32; 16] = class_table([0, 0, 0x80C0_0000, 0x8080_E000, 0x8080_80F0]);
-pub(crate) static CLASS_KEEP: [u32; 16] =
-    class_table([0, 0xFF00_0000, 0xFFFF_0000, 0xFFFF_FF00, 0xFFFF_FFFF]);
+static CLASS_AND: [u32; 16] = class_table([0, 0x7F00_0000, 0x3F1F_0000, 0x3F3F_0F00, 0x3F3F_3F07]);
+static CLASS_OR: [u32; 16] = class_table([0, 0, 0x80C0_0000, 0x8080_E000, 0x8080_80F0]);
+static CLASS_KEEP: [u32; 16] = class_table([0, 0xFF00_0000, 0xFFFF_0000, 0xFFFF_FF00, 0xFFFF_FFFF]);
 
 const fn class_table(first: [u32; 5]) -> [u32; 16] {
     let mut t = [0; 16];
@@ -369,7 +367,7 @@ const fn class_table(first: [u32; 5]) -> [u32; 16] {
 /// Loads a 16-entry `u32` table.
 #[target_feature(enable = "avx512f")]
 #[inline]
-pub(crate) fn table32(t: &[u32; 16]) -> __m512i {
+fn table32(t: &[u32; 16]) -> __m512i {
     // SAFETY: `t` is 64 readable bytes; `loadu` needs no alignment.
     unsafe { _mm512_loadu_si512(t.as_ptr().cast()) }
 }

@@ -35,8 +35,9 @@
 //!   the block (the scalar kernel reports the exact error from there) and
 //!   the lossy kernel replaces those lanes with `FFFD`. Then each register
 //!   is encoded in its 32-bit lanes ([`encode16`]: `vpmultishiftqb`
-//!   lays out `cp >> 18, cp >> 12, cp >> 6, cp`, a per-length AND/OR table
-//!   finishes the bytes and `vpcompressb` keeps the last 1–4 of each lane).
+//!   lays out `cp >> 18, cp >> 12, cp >> 6, cp`, per-length blends of
+//!   marker bits finish the bytes and `vpcompressb` keeps the last 1–4 of
+//!   each lane).
 //!
 //! The last step reads the values left with masked loads (absent lanes
 //! produce nothing). Each step computes its byte count before it stores,
@@ -46,9 +47,7 @@
 //! the output is full.
 
 use super::Progress;
-use super::utf16_avx512::{
-    A_AND_B_OR_C, A_OR_B_AND_C, CLASS_AND, CLASS_KEEP, CLASS_OR, MULTISHIFT, table, table32,
-};
+use super::utf16_avx512::{A_AND_B_OR_C, A_OR_B_AND_C, MULTISHIFT, table};
 use core::arch::x86_64::*;
 
 /// `0, 1, 2, …, 63`: compressed by the lead mask, the lead positions.
@@ -343,25 +342,36 @@ unsafe fn store_prefix(out: *mut u8, v: __m512i, n: usize) {
 /// The UTF-8 of the values of `cp` in the lanes `present` (a prefix of the
 /// lanes), packed at the start of the result, and its length (at most 64).
 /// The lanes are scalar values (else the bytes are meaningless).
+///
+/// `vpmultishiftqb` lays out `cp >> 18, cp >> 12, cp >> 6, cp` (byte 0
+/// first) in each lane. The lead byte of an n-byte character is then the
+/// (4 - n)th byte, and already fits under its marker bits (`cp >> 6 < 20`
+/// for 2 bytes, `cp >> 12 < 10` for 3, `cp >> 18 < 5` for 4); every byte of
+/// a non-ASCII lane keeps its low 6 bits and gets the marker bits of its
+/// length, one blend per length; an ASCII lane stays as it is. The bytes
+/// kept are the last 1–4 of each lane, a mask `pdep` builds from the three
+/// comparisons.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi1,bmi2,popcnt")]
 #[inline]
 fn encode16(cp: __m512i, present: u16) -> (__m512i, usize) {
     let wide = _mm512_cmpge_epu32_mask(cp, _mm512_set1_epi32(0x80));
     let three = _mm512_cmpge_epu32_mask(cp, _mm512_set1_epi32(0x800));
     let four = _mm512_cmpge_epu32_mask(cp, _mm512_set1_epi32(0x1_0000));
-    // The UTF-8 length of each lane (1–4; 0 for absent lanes), an index
-    // into the class tables.
-    let class = _mm512_maskz_mov_epi32(present, _mm512_set1_epi32(1));
-    let class = _mm512_mask_mov_epi32(class, wide & present, _mm512_set1_epi32(2));
-    let class = _mm512_mask_mov_epi32(class, three & present, _mm512_set1_epi32(3));
-    let class = _mm512_mask_mov_epi32(class, four & present, _mm512_set1_epi32(4));
+    // Marker bits, byte 0 first: 2 bytes `.. .. C0 80`, 3 bytes
+    // `.. E0 80 80`, 4 bytes `F0 80 80 80`.
+    let marks = _mm512_maskz_mov_epi32(wide, _mm512_set1_epi32(0x80C0_0000u32 as i32));
+    let marks = _mm512_mask_mov_epi32(marks, three, _mm512_set1_epi32(0x8080_E000u32 as i32));
+    let marks = _mm512_mask_mov_epi32(marks, four, _mm512_set1_epi32(0x8080_80F0u32 as i32));
+    let payload =
+        _mm512_mask_mov_epi32(_mm512_set1_epi32(-1), wide, _mm512_set1_epi32(0x3F3F_3F3F));
     let bits = _mm512_multishift_epi64_epi8(table(&MULTISHIFT), cp);
-    let bytes = _mm512_ternarylogic_epi32::<A_AND_B_OR_C>(
-        bits,
-        _mm512_permutexvar_epi32(class, table32(&CLASS_AND)),
-        _mm512_permutexvar_epi32(class, table32(&CLASS_OR)),
-    );
-    let keep = _mm512_movepi8_mask(_mm512_permutexvar_epi32(class, table32(&CLASS_KEEP)));
+    let bytes = _mm512_ternarylogic_epi32::<A_AND_B_OR_C>(bits, payload, marks);
+    // Byte 3 of every present lane, byte 2 of the wide ones, byte 1 of the
+    // 3- and 4-byte ones, byte 0 of the 4-byte ones.
+    let keep = _pdep_u64(u64::from(present), 0x8888_8888_8888_8888)
+        | _pdep_u64(u64::from(wide), 0x4444_4444_4444_4444)
+        | _pdep_u64(u64::from(three), 0x2222_2222_2222_2222)
+        | _pdep_u64(u64::from(four), 0x1111_1111_1111_1111);
     (
         _mm512_maskz_compress_epi8(keep, bytes),
         keep.count_ones() as usize,
