@@ -102,7 +102,7 @@ const CHUNK: usize = 16 << 10;
 /// with a SIMD transcoder, a chunk at a time is validated, then converted
 /// by the SIMD kernel and the scalar kernel from where it stopped (so the
 /// conversion reads bytes the validator just brought into L1).
-#[inline]
+#[inline(always)]
 fn utf8_to_utf32_run(kernel: Kernel, src: &[u8], dst: &mut [u32]) -> Result<usize, Utf8Error> {
     let engine = Engine::for_kernel(kernel);
     if engine == Engine::Scalar || src.len() < SIMD_MIN {
@@ -189,7 +189,7 @@ const SIMD_MIN_32: usize = 16;
 /// UTF-32 → UTF-8 by `engine`: the SIMD kernel as far as it goes, then the
 /// scalar kernel (which reports the first invalid value, or replaces it
 /// with `LOSSY`). Returns the bytes needed.
-#[inline]
+#[inline(always)]
 fn utf32_to_utf8_run<const LOSSY: bool>(
     engine: Engine,
     src: &[u32],

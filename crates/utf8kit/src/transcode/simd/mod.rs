@@ -71,32 +71,40 @@ impl Engine {
     }
 }
 
+/// 0 before detection, then 1 (no) or 2 (yes): whether the CPU has what
+/// the AVX-512 transcoders use. Every thread computes the same value, so
+/// `Relaxed` is enough: a race only detects twice.
+#[cfg(target_arch = "x86_64")]
+static AVX512_TRANSCODE: core::sync::atomic::AtomicU8 = core::sync::atomic::AtomicU8::new(0);
+
 /// Whether the CPU has what the AVX-512 transcoders use: detected once
 /// and cached (one load per call after that; short inputs notice eight).
 #[cfg(target_arch = "x86_64")]
-#[inline]
+#[inline(always)]
 fn avx512_transcode() -> bool {
-    use core::sync::atomic::{AtomicU8, Ordering};
-    /// 0 before detection, then 1 (no) or 2 (yes). Every thread computes
-    /// the same value, so `Relaxed` is enough: a race only detects twice.
-    static AVX512_TRANSCODE: AtomicU8 = AtomicU8::new(0);
-    match AVX512_TRANSCODE.load(Ordering::Relaxed) {
-        0 => {
-            let yes = has!(
-                "avx512f",
-                "avx512bw",
-                "avx512vl",
-                "avx512vbmi",
-                "avx512vbmi2",
-                "bmi1",
-                "bmi2",
-                "popcnt"
-            );
-            AVX512_TRANSCODE.store(1 + u8::from(yes), Ordering::Relaxed);
-            yes
-        }
+    match AVX512_TRANSCODE.load(core::sync::atomic::Ordering::Relaxed) {
+        0 => detect_avx512_transcode(),
         n => n == 2,
     }
+}
+
+/// Detects and caches [`avx512_transcode`].
+#[cfg(target_arch = "x86_64")]
+#[cold]
+#[inline(never)]
+fn detect_avx512_transcode() -> bool {
+    let yes = has!(
+        "avx512f",
+        "avx512bw",
+        "avx512vl",
+        "avx512vbmi",
+        "avx512vbmi2",
+        "bmi1",
+        "bmi2",
+        "popcnt"
+    );
+    AVX512_TRANSCODE.store(1 + u8::from(yes), core::sync::atomic::Ordering::Relaxed);
+    yes
 }
 
 /// How far a kernel got: input elements read and output elements written.
