@@ -320,6 +320,28 @@ fn an_error_at_every_offset_of_text_in_every_script() {
     }
 }
 
+/// The short path (inputs up to 64 bytes, tested for ASCII inline with
+/// overlapping words) and the ASCII prefix scan (four blocks per step) must
+/// see a non-ASCII byte wherever it is: every length up to 300, every
+/// position, every edge byte, in ASCII and after a 2-byte character.
+#[test]
+fn a_byte_of_every_class_at_every_position_of_every_short_length() {
+    par_for(301, |len| {
+        let len = len as usize;
+        for at in 0..len {
+            for &edge in &EDGES {
+                let mut v = vec![b'a'; len];
+                v[at] = edge;
+                check_public(&v);
+                if at >= 2 {
+                    v[at - 2..at].copy_from_slice("é".as_bytes());
+                    check_public(&v);
+                }
+            }
+        }
+    });
+}
+
 #[test]
 fn sequences_straddling_block_boundaries_and_at_the_end() {
     let goods: [&[u8]; 4] = [b"a", "é".as_bytes(), "中".as_bytes(), "😀".as_bytes()];

@@ -130,6 +130,11 @@ fn utf16_to_utf8_scalar<S: Copy, const LOSSY: bool>(
 /// needs 64 bytes or 33 units).
 const SIMD_MIN: usize = 64;
 
+/// UTF-8 inputs shorter than this are converted to UTF-16 by the scalar
+/// kernel alone; from here on the SIMD kernel, which masks its last load
+/// and its stores, is faster even for one partial block.
+const SIMD_MIN_UTF8: usize = 16;
+
 /// Storage for one UTF-16 code unit that kernels may write and read as two
 /// raw bytes.
 ///
@@ -149,7 +154,7 @@ unsafe impl Unit16 for [u8; 2] {}
 fn simd_utf8_to_utf16<T: Unit16>(engine: Engine, be: bool, src: &[u8], dst: &mut [T]) -> Progress {
     match engine {
         #[cfg(target_arch = "x86_64")]
-        Engine::Avx512 if src.len() >= SIMD_MIN => {
+        Engine::Avx512 if src.len() >= SIMD_MIN_UTF8 => {
             let (ptr, cap) = (dst.as_mut_ptr().cast::<u8>(), dst.len());
             // SAFETY: `Engine::Avx512` is only chosen when the CPU has the
             // kernel's features; `dst` is `2 * cap` writable bytes (`T` is
@@ -196,9 +201,13 @@ fn utf8_to_utf16_run<T: Unit16>(
 ) -> Result<usize, Utf8Error> {
     let engine = Engine::for_kernel(kernel);
     // (A SIMD engine implies the kernel is available: its features are a
-    // superset; the check keeps that from being load-bearing.)
-    if engine == Engine::Scalar || src.len() < SIMD_MIN || !kernel.is_available() {
+    // superset; `validate_by` checks it anyway.)
+    if engine == Engine::Scalar || src.len() < SIMD_MIN_UTF8 {
         return utf8_to_utf16_scalar(src, dst, unit);
+    }
+    if src.len() <= CHUNK {
+        crate::validate::validate_by(kernel, src)?;
+        return Ok(valid_utf8_to_utf16_run(engine, be, src, dst, unit));
     }
     // Validate and convert a chunk at a time, so the conversion reads
     // bytes the validator just brought into L1.
@@ -215,14 +224,13 @@ fn utf8_to_utf16_run<T: Unit16>(
                 .unwrap_or(len);
         }
         let chunk = rest.get(..len).unwrap_or_default();
-        match kernel.validate(chunk) {
-            Some(Ok(())) => {}
+        if crate::validate::validate_by(kernel, chunk).is_err() {
             // A chunk's error may depend on the bytes after it (a truncated
             // sequence there is `Incomplete`): the rest decides.
-            _ => match kernel.validate(rest) {
-                Some(Err(e)) => return Err(e.offset_by(start)),
-                _ => len = rest.len(),
-            },
+            match crate::validate::validate_by(kernel, rest) {
+                Err(e) => return Err(e.offset_by(start)),
+                Ok(()) => len = rest.len(),
+            }
         }
         let chunk = rest.get(..len).unwrap_or_default();
         let out = dst.get_mut(o..).unwrap_or_default();

@@ -8,11 +8,11 @@
 //! `-C target-cpu`) counts. On other architectures only the scalar kernel
 //! exists.
 
+use super::VALID;
 use super::kernel::Kernel;
 use super::scalar;
 #[cfg(target_arch = "x86_64")]
 use super::simd;
-use crate::error::Utf8Error;
 use core::sync::atomic::{AtomicU8, Ordering};
 
 /// Whether the CPU has all the `target_feature`s named by the literals.
@@ -74,24 +74,33 @@ fn detect() -> Kernel {
     best
 }
 
-/// Validates `bytes` with `kernel`.
+/// Where the check of `bytes` by `kernel` first fails, or [`VALID`]: for
+/// the SIMD kernels the start of the chunk in which it did, for the scalar
+/// kernel the start of the first invalid sequence. Either way [`locate`]
+/// turns it into the exact error, out of line, so the valid path returns
+/// in registers.
+///
+/// [`locate`]: super::locate
 ///
 /// # Safety
 ///
 /// * `is_supported(kernel)`.
 #[inline(always)]
-pub(crate) unsafe fn validate(kernel: Kernel, bytes: &[u8]) -> Result<(), Utf8Error> {
+pub(crate) unsafe fn first_failure(kernel: Kernel, bytes: &[u8]) -> usize {
     match kernel {
         #[cfg(target_arch = "x86_64")]
         // SAFETY: the caller checked that the CPU supports the kernel.
-        Kernel::Avx512 => unsafe { simd::avx512::validate(bytes) },
+        Kernel::Avx512 => unsafe { simd::avx512::first_failure(bytes) },
         #[cfg(target_arch = "x86_64")]
         // SAFETY: as above.
-        Kernel::Avx2 => unsafe { simd::avx2::validate(bytes) },
+        Kernel::Avx2 => unsafe { simd::avx2::first_failure(bytes) },
         #[cfg(target_arch = "x86_64")]
         // SAFETY: as above.
-        Kernel::Sse42 => unsafe { simd::sse42::validate(bytes) },
-        _ => scalar::validate(bytes),
+        Kernel::Sse42 => unsafe { simd::sse42::first_failure(bytes) },
+        _ => match scalar::valid_prefix_len(bytes) {
+            n if n == bytes.len() => VALID,
+            n => n,
+        },
     }
 }
 

@@ -142,7 +142,9 @@ impl Kernel {
             return None;
         }
         // SAFETY: the CPU supports the kernel, checked just above.
-        Some(unsafe { dispatch::validate(self, bytes) })
+        Some(super::result(bytes, unsafe {
+            dispatch::first_failure(self, bytes)
+        }))
     }
 
     /// Whether `bytes` is valid UTF-8, by this kernel; `None` if the CPU

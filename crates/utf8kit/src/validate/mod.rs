@@ -5,13 +5,15 @@
 //! `valid_up_to` and `error_len`, plus the class of the error
 //! ([`Utf8ErrorKind`](crate::Utf8ErrorKind)).
 //!
-//! They run the fastest [`Kernel`] the CPU supports, detected once; inputs
-//! shorter than [`SHORT`] go straight to the scalar kernel, which is faster
-//! than setting up vector registers for them.
+//! They run the fastest [`Kernel`] the CPU supports, detected once. Inputs
+//! of at most 64 bytes take a short path ([`short`]): an inline ASCII test,
+//! then the scalar kernel below 24 bytes, which is faster than setting up
+//! vector registers for them.
 
 mod dispatch;
 mod kernel;
 pub(crate) mod scalar;
+mod short;
 #[cfg(target_arch = "x86_64")]
 mod simd;
 
@@ -19,9 +21,6 @@ pub use kernel::{Kernel, with_kernel};
 pub use scalar::sequence_len;
 
 use crate::error::Utf8Error;
-
-/// Inputs shorter than this are validated by the scalar kernel.
-const SHORT: usize = 24;
 
 /// Checks that `bytes` is valid UTF-8.
 ///
@@ -45,11 +44,81 @@ const SHORT: usize = 24;
 /// ```
 #[inline]
 pub fn validate(bytes: &[u8]) -> Result<(), Utf8Error> {
-    if bytes.len() < SHORT {
-        return scalar::validate(bytes);
+    result(bytes, first_failure(bytes))
+}
+
+/// What a `first_failure` returns when there is no error.
+pub(crate) const VALID: usize = usize::MAX;
+
+/// Where the check of `bytes` first fails, or [`VALID`]: the short path,
+/// else the detected kernel (see [`dispatch::first_failure`]).
+#[inline(always)]
+fn first_failure(bytes: &[u8]) -> usize {
+    if bytes.len() <= short::MAX {
+        if short::is_ascii(bytes) {
+            return VALID;
+        }
+        if bytes.len() < short::SCALAR_BELOW {
+            // SAFETY: the scalar kernel is always supported.
+            return unsafe { dispatch::first_failure(Kernel::Scalar, bytes) };
+        }
     }
     // SAFETY: `detected` only returns kernels the CPU supports.
-    unsafe { dispatch::validate(dispatch::detected(), bytes) }
+    unsafe { dispatch::first_failure(dispatch::detected(), bytes) }
+}
+
+/// Validates `bytes` with `kernel` (which the CPU supports): the public
+/// [`validate`], short path included, when `kernel` is the detected one, so
+/// that transcoders that take a kernel (to be tested with each) pay nothing
+/// for it in normal use.
+#[inline]
+pub(crate) fn validate_by(kernel: Kernel, bytes: &[u8]) -> Result<(), Utf8Error> {
+    if kernel == dispatch::detected() {
+        validate(bytes)
+    } else {
+        // Callers only pass kernels the CPU supports; one it does not would
+        // be a bug, so check anyway.
+        let kernel = if kernel.is_available() {
+            kernel
+        } else {
+            Kernel::Scalar
+        };
+        // SAFETY: `kernel` is supported, checked just above.
+        result(bytes, unsafe { dispatch::first_failure(kernel, bytes) })
+    }
+}
+
+/// The result of validating `bytes`, from where its check first failed.
+#[inline(always)]
+fn result(bytes: &[u8], failed_at: usize) -> Result<(), Utf8Error> {
+    if failed_at == VALID {
+        Ok(())
+    } else {
+        Err(locate(bytes, failed_at))
+    }
+}
+
+/// The exact first error of `bytes`, given that the check first failed at
+/// `failed_at`: inside the chunk starting there (SIMD kernels), or at the
+/// sequence starting there (scalar kernel); every byte before passed.
+///
+/// Why the scalar rescan can start just before `failed_at`: every invalid
+/// sequence is detected at one of its own bytes or at most three bytes after
+/// its start (a lead cut short by the byte after its last continuation), or
+/// by the end/ASCII check right after it. So `bytes[..failed_at]` is valid
+/// UTF-8 except perhaps for one unfinished sequence at its end, and the
+/// first error starts no earlier than that sequence's lead, which is the
+/// last non-continuation byte among the three before `failed_at`. If those
+/// three are all continuation bytes, they end a 4-byte character and
+/// `failed_at` itself is a character boundary.
+#[cold]
+#[inline(never)]
+pub(crate) fn locate(bytes: &[u8], failed_at: usize) -> Utf8Error {
+    let start = (failed_at.saturating_sub(3)..failed_at)
+        .rev()
+        .find(|&j| bytes.get(j).is_some_and(|&b| (b as i8) >= -64))
+        .unwrap_or(failed_at);
+    scalar::first_error_from(bytes, start)
 }
 
 /// Returns `true` if `bytes` is valid UTF-8.
@@ -62,8 +131,13 @@ pub fn validate(bytes: &[u8]) -> Result<(), Utf8Error> {
 /// ```
 #[inline]
 pub fn is_valid(bytes: &[u8]) -> bool {
-    if bytes.len() < SHORT {
-        return scalar::valid_prefix_len(bytes) == bytes.len();
+    if bytes.len() <= short::MAX {
+        if short::is_ascii(bytes) {
+            return true;
+        }
+        if bytes.len() < short::SCALAR_BELOW {
+            return scalar::valid_prefix_len(bytes) == bytes.len();
+        }
     }
     // SAFETY: `detected` only returns kernels the CPU supports.
     unsafe { dispatch::is_valid(dispatch::detected(), bytes) }

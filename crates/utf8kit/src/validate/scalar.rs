@@ -66,14 +66,6 @@ const fn is_continuation(b: u8) -> bool {
     (b as i8) < -64
 }
 
-/// Validates `bytes`, returning the exact error on failure.
-pub(crate) fn validate(bytes: &[u8]) -> Result<(), Utf8Error> {
-    match valid_prefix_len(bytes) {
-        n if n == bytes.len() => Ok(()),
-        n => Err(error_at(bytes, n)),
-    }
-}
-
 /// The length of the longest valid prefix that ends where the first invalid
 /// sequence starts (`bytes.len()` when all of it is valid).
 ///
@@ -362,24 +354,25 @@ pub(crate) fn decode_first(bytes: &[u8]) -> Sequence {
 #[cold]
 #[inline(never)]
 pub(crate) fn error_at(bytes: &[u8], at: usize) -> Utf8Error {
-    match decode_first(&bytes[at..]) {
-        Sequence::Invalid(len, kind) => Utf8Error::new(at, len, kind),
-        Sequence::Valid(..) => unreachable_valid(at),
+    match bytes
+        .get(at..)
+        .filter(|rest| !rest.is_empty())
+        .map(decode_first)
+    {
+        Some(Sequence::Invalid(len, kind)) => Utf8Error::new(at, len, kind),
+        _ => unreachable_valid(at),
     }
 }
 
-/// Validates `bytes[start..]`, reporting errors with offsets into `bytes`.
-/// `start` must be a character boundary of a valid prefix; SIMD kernels use
-/// this to resolve an error found somewhere after `start`.
+/// The first error of `bytes` at or after `start`, with offsets into
+/// `bytes`. `start` must be a character boundary of a valid prefix, and
+/// `bytes[start..]` must hold an error; SIMD kernels use this to resolve an
+/// error found somewhere after `start`.
 #[cold]
 #[inline(never)]
-pub(crate) fn validate_from(bytes: &[u8], start: usize) -> Result<(), Utf8Error> {
-    let n = start + valid_prefix_len(&bytes[start..]);
-    if n == bytes.len() {
-        Ok(())
-    } else {
-        Err(error_at(bytes, n))
-    }
+pub(crate) fn first_error_from(bytes: &[u8], start: usize) -> Utf8Error {
+    let rest = bytes.get(start..).unwrap_or_default();
+    error_at(bytes, start + valid_prefix_len(rest))
 }
 
 /// `error_at` was called on a valid sequence: a bug in the caller. Report it

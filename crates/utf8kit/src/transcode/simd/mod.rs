@@ -23,6 +23,8 @@ pub(crate) mod utf16_len_avx512;
 pub(crate) mod utf32_avx512;
 
 use crate::Kernel;
+#[cfg(target_arch = "x86_64")]
+use core::sync::atomic::{AtomicU8, Ordering};
 
 /// The transcoder that runs: SIMD kernels when the CPU has them, else the
 /// scalar kernels.
@@ -71,24 +73,23 @@ impl Engine {
     }
 }
 
-/// 0 before detection, then 1 (no) or 2 (yes): whether the CPU has what
-/// the AVX-512 transcoders use. Every thread computes the same value, so
-/// `Relaxed` is enough: a race only detects twice.
+/// Whether the CPU has what the AVX-512 transcoders use, asked once and
+/// cached (asking for eight CPU features on every call costs more than
+/// converting a short string): 0 before the first call, 1 no, 2 yes. Every
+/// thread computes the same value, so `Relaxed` is enough: a race only
+/// means asking twice.
 #[cfg(target_arch = "x86_64")]
-static AVX512_TRANSCODE: core::sync::atomic::AtomicU8 = core::sync::atomic::AtomicU8::new(0);
+static AVX512_TRANSCODE: AtomicU8 = AtomicU8::new(0);
 
-/// Whether the CPU has what the AVX-512 transcoders use: detected once
-/// and cached (one load per call after that; short inputs notice eight).
 #[cfg(target_arch = "x86_64")]
-#[inline(always)]
+#[inline]
 fn avx512_transcode() -> bool {
-    match AVX512_TRANSCODE.load(core::sync::atomic::Ordering::Relaxed) {
+    match AVX512_TRANSCODE.load(Ordering::Relaxed) {
         0 => detect_avx512_transcode(),
         n => n == 2,
     }
 }
 
-/// Detects and caches [`avx512_transcode`].
 #[cfg(target_arch = "x86_64")]
 #[cold]
 #[inline(never)]
@@ -103,7 +104,7 @@ fn detect_avx512_transcode() -> bool {
         "bmi2",
         "popcnt"
     );
-    AVX512_TRANSCODE.store(1 + u8::from(yes), core::sync::atomic::Ordering::Relaxed);
+    AVX512_TRANSCODE.store(if yes { 2 } else { 1 }, Ordering::Relaxed);
     yes
 }
 

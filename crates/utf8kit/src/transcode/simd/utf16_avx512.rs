@@ -28,11 +28,16 @@
 //!
 //! # Room
 //!
-//! The kernels run only while a whole step's input is readable and a whole
-//! step's worst-case output fits in the room left, and they store whole
+//! UTF-16 → UTF-8 runs only while a whole step's input is readable and a
+//! whole step's worst-case output fits in the room left, and stores whole
 //! registers: the bytes past the real output stay inside the caller's
 //! buffer and are overwritten by the next store or by the scalar kernel,
-//! which the wrappers run from where a kernel stopped.
+//! which the wrappers run from where the kernel stopped.
+//!
+//! UTF-8 → UTF-16 does the same in its bulk loop, then finishes the input
+//! with masked loads and stores that read and write exactly what they must
+//! (a step first counts its units and stops if they do not fit), so short
+//! inputs and exactly sized buffers stay on the SIMD path to the end.
 
 use super::Progress;
 use core::arch::x86_64::*;
@@ -80,28 +85,22 @@ fn order16<const BE: bool>(v: __m512i) -> __m512i {
     if BE { _mm512_shldi_epi16::<8>(v, v) } else { v }
 }
 
-/// Stores 32 units at `out`, in the byte order `BE` asks for.
-///
-/// # Safety
-///
-/// * 64 bytes at `out` are writable.
-#[target_feature(enable = "avx512f,avx512bw,avx512vbmi2")]
-#[inline]
-unsafe fn store_units<const BE: bool>(out: *mut u8, v: __m512i) {
-    // SAFETY: the caller makes 64 bytes at `out` writable.
-    unsafe { _mm512_storeu_si512(out.cast(), order16::<BE>(v)) }
-}
-
 /// Converts valid UTF-8 to UTF-16 (little-endian bytes, or big-endian if
-/// `BE`) at `dst`, as far as whole blocks go.
+/// `BE`) at `dst`, to the end of `src` or until the next block's units do
+/// not fit in the room left.
+///
+/// The bulk runs with plain loads and stores while a whole block and the
+/// room for its widest stores remain; the last blocks (and small buffers)
+/// use masked loads and stores, which read and write exactly what they
+/// must.
 ///
 /// # Safety
 ///
 /// * The CPU supports the enabled features.
 /// * `dst` is valid for writes of `2 * cap` bytes (`cap` units).
 ///
-/// `src` should be valid UTF-8 (else the output is meaningless, but every
-/// access stays in bounds).
+/// `src` should be valid UTF-8 that ends at a character boundary (else the
+/// output is meaningless, but every access stays in bounds).
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi1,bmi2,popcnt")]
 pub(crate) unsafe fn utf8_to_utf16<const BE: bool>(
     src: &[u8],
@@ -110,49 +109,40 @@ pub(crate) unsafe fn utf8_to_utf16<const BE: bool>(
 ) -> Progress {
     let mut i = 0;
     let mut o = 0;
-    // Invariants: `i <= src.len()`, `o <= cap`. A step reads 64 bytes and
-    // writes at most 64 units (one per input byte at most), but its stores
-    // reach up to 83 units in (see `general_block`).
-    while src.len() - i >= 64 && cap - o >= ROOM16 {
-        // SAFETY: `i + 64 <= src.len()`.
+    // Invariants: `i <= src.len()`, `o <= cap`.
+    while src.len() - i > 64 && cap - o >= ROOM16 {
+        // SAFETY: `i + 64 <= src.len()`: the block is readable.
         let v = unsafe { _mm512_loadu_si512(src.as_ptr().add(i).cast()) };
-        // SAFETY: `o + ROOM16 <= cap`, so `2 * ROOM16` bytes at `out` are
-        // in `dst`.
-        let out = unsafe { dst.add(2 * o) };
-        if _mm512_movepi8_mask(v) == 0 {
-            let lo = _mm512_cvtepu8_epi16(_mm512_castsi512_si256(v));
-            let hi = _mm512_cvtepu8_epi16(_mm512_extracti64x4_epi64::<1>(v));
-            // SAFETY: 128 <= 2 * ROOM16 bytes at `out` are writable.
-            unsafe {
-                store_units::<BE>(out, lo);
-                store_units::<BE>(out.add(64), hi);
+        // SAFETY: `o + ROOM16 <= cap`: `2 * ROOM16` bytes at `out` are
+        // writable, which covers every store of the step.
+        match unsafe { block::<BE, false>(v, u64::MAX, false, dst.add(2 * o), ROOM16) } {
+            Some((read, written)) => {
+                i += read;
+                o += written;
             }
-            i += 64;
-            o += 64;
-            continue;
+            None => break,
         }
-        // Lead bytes: everything but continuation bytes 80..=BF (signed
-        // -128..=-65).
-        let leads = _mm512_cmpgt_epi8_mask(v, _mm512_set1_epi8(-65));
-        // Stop before the last lead: its character may not end in the block.
-        let end = 63u32.saturating_sub(leads.leading_zeros());
-        if end == 0 {
-            // Not valid UTF-8 (no lead after lane 0); leave it to the scalar
-            // kernel rather than make no progress.
-            break;
-        }
-        let m = leads & !(u64::MAX << end);
-        let four = _mm512_mask_cmpge_epu8_mask(m, v, _mm512_set1_epi8(0xF0u8 as i8));
-        let n = if four == 0 {
-            // SAFETY: `2 * ROOM16` bytes at `out` are writable, as the
-            // helper needs.
-            unsafe { bmp_block::<BE>(v, m, out) }
+    }
+    while i < src.len() {
+        let left = src.len() - i;
+        let last = left <= 64;
+        let lanes = if last {
+            _bzhi_u64(u64::MAX, left as u32)
         } else {
-            // SAFETY: as above.
-            unsafe { general_block::<BE>(v, m, out) }
+            u64::MAX
         };
-        i += end as usize;
-        o += n;
+        // SAFETY: `lanes` enables only the `min(left, 64)` bytes from `i`,
+        // which are inside `src`; masked-off lanes are not read.
+        let v = unsafe { _mm512_maskz_loadu_epi8(lanes, src.as_ptr().add(i).cast()) };
+        // SAFETY: `o <= cap`: `2 * (cap - o)` bytes at `out` are writable,
+        // and with `MASKED` the step writes at most that many.
+        match unsafe { block::<BE, true>(v, lanes, last, dst.add(2 * o), cap - o) } {
+            Some((read, written)) => {
+                i += read;
+                o += written;
+            }
+            None => break,
+        }
     }
     Progress {
         read: i,
@@ -160,20 +150,115 @@ pub(crate) unsafe fn utf8_to_utf16<const BE: bool>(
     }
 }
 
-/// Units of output room a UTF-8 → UTF-16 step needs: what its stores may
+/// Units of output room a plain (unmasked) step needs: what its stores may
 /// reach.
 const ROOM16: usize = 96;
 
-/// Converts the characters whose leads are in `m` (none of them 4 bytes
-/// long) from the block `v`, stores the units at `out`, returns how many.
+/// One step: converts the characters of block `v` (its bytes in `lanes`)
+/// that end in it, or all of them if it is the `last` block of the input,
+/// and stores their units at `out`. Returns the bytes read and units
+/// written, or `None` if the units would not fit in `room` or the block has
+/// no lead byte after its first (invalid input; the scalar kernel takes
+/// over).
 ///
 /// # Safety
 ///
-/// * 128 bytes at `out` are writable (two 64-byte stores, the second at
-///   most 64 bytes in).
+/// * `2 * room` bytes at `out` are writable, and if not `MASKED`,
+///   `room >= ROOM16`.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi1,bmi2,popcnt")]
 #[inline]
-unsafe fn bmp_block<const BE: bool>(v: __m512i, m: u64, out: *mut u8) -> usize {
+unsafe fn block<const BE: bool, const MASKED: bool>(
+    v: __m512i,
+    lanes: u64,
+    last: bool,
+    out: *mut u8,
+    room: usize,
+) -> Option<(usize, usize)> {
+    if _mm512_movepi8_mask(v) == 0 {
+        let n = lanes.count_ones() as usize;
+        if n > room {
+            return None;
+        }
+        let lo = _mm512_cvtepu8_epi16(_mm512_castsi512_si256(v));
+        let hi = _mm512_cvtepu8_epi16(_mm512_extracti64x4_epi64::<1>(v));
+        // SAFETY: the stores write units `0..min(n, 32)` and `32..n` of
+        // `out` (all 64 without `MASKED`), inside `room`.
+        unsafe {
+            store_units::<BE, MASKED>(out, lo, n.min(32));
+            store_units::<BE, MASKED>(out.add(64), hi, n.saturating_sub(32));
+        }
+        return Some((n, n));
+    }
+    // Lead bytes: everything but continuation bytes 80..=BF (signed
+    // -128..=-65).
+    let leads = _mm512_mask_cmpgt_epi8_mask(lanes, v, _mm512_set1_epi8(-65));
+    let (end, m) = if last {
+        // The input ends at a character boundary: take every character.
+        (lanes.count_ones() as usize, leads)
+    } else {
+        // Stop before the last lead: its character may not end in the
+        // block. In valid UTF-8 there is a lead among any 4 bytes, so a step
+        // advances at least 61 bytes.
+        let end = 63u32.saturating_sub(leads.leading_zeros());
+        if end == 0 {
+            return None;
+        }
+        (end as usize, leads & _bzhi_u64(u64::MAX, end))
+    };
+    let four = _mm512_mask_cmpge_epu8_mask(m, v, _mm512_set1_epi8(0xF0u8 as i8));
+    let n = (m.count_ones() + four.count_ones()) as usize;
+    if n > room {
+        return None;
+    }
+    // SAFETY: the helpers write the block's `n <= room` units (and without
+    // `MASKED` at most `ROOM16 <= room`).
+    unsafe {
+        if four == 0 {
+            bmp_block::<BE, MASKED>(v, m, out);
+        } else {
+            let written = general_block::<BE, MASKED>(v, m, four, out);
+            debug_assert_eq!(written, n);
+        }
+    }
+    Some((end, n))
+}
+
+/// Stores the first `n <= 32` units of `v` at `out`, in the byte order
+/// `BE` asks for. With `MASKED` exactly those units are written; without,
+/// all 32 (a plain store, faster in the bulk loop, where the room is
+/// there).
+///
+/// # Safety
+///
+/// * `2 * n` bytes at `out` are writable, or 64 bytes if not `MASKED`.
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi2,bmi2")]
+#[inline]
+unsafe fn store_units<const BE: bool, const MASKED: bool>(out: *mut u8, v: __m512i, n: usize) {
+    debug_assert!(n <= 32);
+    let v = order16::<BE>(v);
+    // SAFETY: the caller makes the bytes written writable: with `MASKED`
+    // the mask enables exactly the first `n` 16-bit lanes (masked-off lanes
+    // are not written), else all 64 bytes are.
+    unsafe {
+        if MASKED {
+            _mm512_mask_storeu_epi16(out.cast(), _bzhi_u32(u32::MAX, n as u32), v);
+        } else {
+            _mm512_storeu_si512(out.cast(), v);
+        }
+    }
+}
+
+/// Converts the characters whose leads are in `m` (none of them 4 bytes
+/// long) from the block `v` and stores their `m.count_ones()` units at
+/// `out`.
+///
+/// # Safety
+///
+/// * `2 * m.count_ones()` bytes at `out` are writable, or, if not
+///   `MASKED`, 128 bytes (the second store starts at most 64 bytes in).
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi1,bmi2,popcnt")]
+#[inline]
+unsafe fn bmp_block<const BE: bool, const MASKED: bool>(v: __m512i, m: u64, out: *mut u8) {
     let n1 = _mm512_permutexvar_epi8(table(&NEXT1), v);
     let n2 = _mm512_permutexvar_epi8(table(&NEXT2), v);
     let two = _mm512_cmpge_epu8_mask(v, _mm512_set1_epi8(0xC0u8 as i8));
@@ -193,14 +278,13 @@ unsafe fn bmp_block<const BE: bool>(v: __m512i, m: u64, out: *mut u8) -> usize {
         (three >> 32) as u32,
     );
     let (m0, m1) = (m as u32, (m >> 32) as u32);
-    let n0 = m0.count_ones() as usize;
-    // SAFETY: the first store writes bytes 0..64 of `out`, the second
-    // `2 * n0 + 64 <= 128` (n0 <= 32).
+    let (n0, n1) = (m0.count_ones() as usize, m1.count_ones() as usize);
+    // SAFETY: the stores write units `0..n0` and `n0..n0 + n1` of `out`,
+    // which the caller makes writable.
     unsafe {
-        store_units::<BE>(out, _mm512_maskz_compress_epi16(m0, lo));
-        store_units::<BE>(out.add(2 * n0), _mm512_maskz_compress_epi16(m1, hi));
+        store_units::<BE, MASKED>(out, _mm512_maskz_compress_epi16(m0, lo), n0);
+        store_units::<BE, MASKED>(out.add(2 * n0), _mm512_maskz_compress_epi16(m1, hi), n1);
     }
-    n0 + m1.count_ones() as usize
 }
 
 /// The UTF-16 unit each lead lane of 32 bytes decodes to (1–3 byte
@@ -260,44 +344,59 @@ pub(crate) fn next3(v: __m512i) -> (__m512i, __m512i, __m512i) {
     )
 }
 
-/// Converts the characters whose leads are in `m` (any length) from the
-/// block `v`, stores the units at `out`, returns how many.
+/// Converts the characters whose leads are in `m` (any length; the 4-byte
+/// ones in `four`) from the block `v` and stores their
+/// `m.count_ones() + four.count_ones()` units at `out`; returns that
+/// count.
 ///
 /// # Safety
 ///
-/// * `2 * ROOM16` bytes at `out` are writable: each quarter stores 32
-///   units, and before the last one at most 51 units were written (the
+/// * `2 * (m.count_ones() + four.count_ones())` bytes at `out` are
+///   writable, or, if not `MASKED`, `2 * ROOM16` bytes: each quarter stores
+///   32 units, and before the last one at most 51 units were written (the
 ///   characters with leads in bytes 0..48 end by byte 51 and make at most
 ///   one unit per byte), so the stores end by unit 83.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi1,bmi2,popcnt")]
 #[inline]
-unsafe fn general_block<const BE: bool>(v: __m512i, m: u64, out: *mut u8) -> usize {
+unsafe fn general_block<const BE: bool, const MASKED: bool>(
+    v: __m512i,
+    m: u64,
+    four: u64,
+    out: *mut u8,
+) -> usize {
     let (n1, n2, n3) = next3(v);
     let two = _mm512_cmpge_epu8_mask(v, _mm512_set1_epi8(0xC0u8 as i8));
     let three = _mm512_cmpge_epu8_mask(v, _mm512_set1_epi8(0xE0u8 as i8));
-    let four = _mm512_cmpge_epu8_mask(v, _mm512_set1_epi8(0xF0u8 as i8));
+    let all_four = _mm512_cmpge_epu8_mask(v, _mm512_set1_epi8(0xF0u8 as i8));
     let quarter = |q: u32| {
         let s = 16 * q;
         (
             (m >> s) as u16,
             (two >> s) as u16,
             (three >> s) as u16,
+            (all_four >> s) as u16,
             (four >> s) as u16,
         )
     };
     let mut n = 0;
     macro_rules! quarter {
         ($q:literal) => {{
-            let (lead, two, three, four) = quarter($q);
-            let cp = code_points::<$q>(v, n1, n2, n3, two, three, four);
-            let units = pairs(cp, four);
-            let keep = _pdep_u32(u32::from(lead), 0x5555_5555)
-                | _pdep_u32(u32::from(lead & four), 0xAAAA_AAAA);
-            let packed = order16::<BE>(_mm512_maskz_compress_epi16(keep, units));
-            // SAFETY: `n <= 51` units so far, so the store ends by unit 83
-            // (see the Safety section).
-            unsafe { _mm512_storeu_si512(out.add(2 * n).cast(), packed) };
-            n += keep.count_ones() as usize;
+            let (lead, two, three, all_four, four) = quarter($q);
+            let cp = code_points::<$q>(v, n1, n2, n3, two, three, all_four);
+            let units = pairs(cp, all_four);
+            let keep =
+                _pdep_u32(u32::from(lead), 0x5555_5555) | _pdep_u32(u32::from(four), 0xAAAA_AAAA);
+            let count = keep.count_ones() as usize;
+            // SAFETY: the quarters' stores write consecutive units, `count`
+            // each, `m.count_ones() + four.count_ones()` in all.
+            unsafe {
+                store_units::<BE, MASKED>(
+                    out.add(2 * n),
+                    _mm512_maskz_compress_epi16(keep, units),
+                    count,
+                )
+            };
+            n += count;
         }};
     }
     quarter!(0);

@@ -3,7 +3,6 @@
 //! Requires `avx2`.
 
 use super::{Vector, lookup, sse42};
-use crate::error::Utf8Error;
 use core::arch::x86_64::*;
 
 impl Vector for __m256i {
@@ -146,15 +145,16 @@ impl Vector for __m256i {
     }
 }
 
-/// Validates `bytes` with exact errors.
+/// Where the check of `bytes` first fails: the start of the failing
+/// chunk, or [`VALID`](crate::validate::VALID).
 ///
 /// # Safety
 ///
 /// * The CPU supports AVX2.
 #[target_feature(enable = "avx2")]
-pub(crate) unsafe fn validate(bytes: &[u8]) -> Result<(), Utf8Error> {
+pub(crate) unsafe fn first_failure(bytes: &[u8]) -> usize {
     // SAFETY: AVX2 is enabled here and, by the caller, present.
-    unsafe { lookup::validate::<__m256i>(bytes) }
+    unsafe { lookup::first_failure::<__m256i>(bytes) }
 }
 
 /// Whether `bytes` is valid UTF-8.
@@ -164,6 +164,6 @@ pub(crate) unsafe fn validate(bytes: &[u8]) -> Result<(), Utf8Error> {
 /// * The CPU supports AVX2.
 #[target_feature(enable = "avx2")]
 pub(crate) unsafe fn is_valid(bytes: &[u8]) -> bool {
-    // SAFETY: as in `validate`.
+    // SAFETY: as in `first_failure`.
     unsafe { lookup::is_valid::<__m256i>(bytes) }
 }

@@ -14,7 +14,6 @@
 //!   after it.
 
 use super::{Vector, lookup};
-use crate::error::Utf8Error;
 use core::arch::x86_64::*;
 
 /// `vpermt2b` indices selecting, for lane `i`, the byte `n` lanes before
@@ -171,15 +170,16 @@ impl Vector for __m512i {
     }
 }
 
-/// Validates `bytes` with exact errors.
+/// Where the check of `bytes` first fails: the start of the failing
+/// chunk, or [`VALID`](crate::validate::VALID).
 ///
 /// # Safety
 ///
 /// * The CPU supports AVX-512F, AVX-512BW and AVX-512VBMI.
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
-pub(crate) unsafe fn validate(bytes: &[u8]) -> Result<(), Utf8Error> {
+pub(crate) unsafe fn first_failure(bytes: &[u8]) -> usize {
     // SAFETY: the features are enabled here and, by the caller, present.
-    unsafe { lookup::validate::<__m512i>(bytes) }
+    unsafe { lookup::first_failure::<__m512i>(bytes) }
 }
 
 /// Whether `bytes` is valid UTF-8.
@@ -189,6 +189,6 @@ pub(crate) unsafe fn validate(bytes: &[u8]) -> Result<(), Utf8Error> {
 /// * The CPU supports AVX-512F, AVX-512BW and AVX-512VBMI.
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
 pub(crate) unsafe fn is_valid(bytes: &[u8]) -> bool {
-    // SAFETY: as in `validate`.
+    // SAFETY: as in `first_failure`.
     unsafe { lookup::is_valid::<__m512i>(bytes) }
 }

@@ -50,10 +50,15 @@
 //! * The "unfinished sequence" check runs only where it matters (before an
 //!   ASCII block and at the end), on the previous register.
 //!
+//! * Before any of that, both entry points skip the all-ASCII blocks at the
+//!   start four at a time (`ascii_prefix`) and only then build their
+//!   constant registers, which ASCII text never needs; an input of at most
+//!   one block is checked in one straight line (`one_block`).
+//!
 //! Two flavours share the loop: `is_valid` ORs errors over the whole input
-//! and tests once at the end; `validate` tests once per 1 KiB chunk and, on
-//! the first bad chunk, lets the scalar validator find the exact error (see
-//! [`locate`]).
+//! and tests once at the end; `first_failure` tests once per 1 KiB chunk and
+//! returns the start of the first bad chunk, from which the scalar validator
+//! finds the exact error (see [`locate`](crate::validate::locate)).
 //!
 //! The tables are built from [`RULES`], one line per error class, and a unit
 //! test checks them against the UTF-8 grammar for every pair of bytes.
@@ -62,8 +67,7 @@
 //! here.)
 
 use super::Vector;
-use crate::error::Utf8Error;
-use crate::validate::scalar;
+use crate::validate::VALID;
 
 /// A lead byte followed by a byte that is not a continuation byte.
 const TOO_SHORT: u8 = 1 << 0;
@@ -285,25 +289,30 @@ impl<V: Vector> Block<V> for Whole {
     }
 }
 
-/// Two consecutive blocks ORed together, to test both for ASCII at once.
-struct Pair {
-    /// Invariant: `ptr..ptr + 2 * BLOCK` is readable.
+/// `N` consecutive blocks ORed together, to test them all for ASCII at
+/// once.
+struct Run<const N: usize> {
+    /// Invariant: `ptr..ptr + N * BLOCK` is readable.
     ptr: *const u8,
 }
 
-impl<V: Vector> Block<V> for Pair {
+impl<V: Vector, const N: usize> Block<V> for Run<N> {
     #[inline(always)]
     unsafe fn reg(&self, k: usize) -> V {
-        // SAFETY: both registers are inside `ptr..ptr + 2 * BLOCK` (the
+        // SAFETY: every register read is inside `ptr..ptr + N * BLOCK` (the
         // invariant); the caller guarantees `V`'s features.
         unsafe {
             let at = self.ptr.add(k * V::LANES);
-            V::load(at).or(V::load(at.add(BLOCK)))
+            let mut any = V::load(at);
+            for j in 1..N {
+                any = any.or(V::load(at.add(j * BLOCK)));
+            }
+            any
         }
     }
 }
 
-/// The last `bytes.len() - from < BLOCK` bytes, zero-padded to a block.
+/// The last `bytes.len() - from <= BLOCK` bytes, zero-padded to a block.
 struct Tail<'a> {
     bytes: &'a [u8],
     from: usize,
@@ -441,7 +450,7 @@ impl<V: Vector> State<V> {
                     // SAFETY: `i + 2 * BLOCK <= to <= bytes.len()`: both
                     // blocks are readable.
                     let at = unsafe { ptr.add(i) };
-                    let pair = Pair { ptr: at };
+                    let pair = Run::<2> { ptr: at };
                     // SAFETY: as above.
                     if !unsafe { Block::<V>::is_ascii(&pair) } {
                         break;
@@ -492,33 +501,114 @@ impl<V: Vector> State<V> {
     }
 }
 
-/// Validates `bytes` with exact errors: the check runs chunk by chunk, and
-/// the first chunk whose check fails is handed to [`locate`].
+/// The length of the run of all-ASCII whole blocks at the start of
+/// `bytes[..whole]`, found four blocks per step.
+///
+/// Both entry points start with it, before they build their constant
+/// registers: ASCII needs none of them, and for short or mostly-ASCII
+/// inputs setting them up would cost more than the scan.
+///
+/// # Safety
+///
+/// * The CPU has `V`'s features.
+/// * `whole <= bytes.len()` and `whole` is a multiple of `BLOCK`.
+#[inline(always)]
+unsafe fn ascii_prefix<V: Vector>(bytes: &[u8], whole: usize) -> usize {
+    debug_assert!(whole <= bytes.len() && whole.is_multiple_of(BLOCK));
+    let ptr = bytes.as_ptr();
+    let mut i = 0;
+    while whole - i >= 4 * BLOCK {
+        // SAFETY: `i + 4 * BLOCK <= whole <= bytes.len()`: the four blocks
+        // are readable; the caller guarantees `V`'s features.
+        if !unsafe { Block::<V>::is_ascii(&Run::<4> { ptr: ptr.add(i) }) } {
+            break;
+        }
+        i += 4 * BLOCK;
+    }
+    while i < whole {
+        // SAFETY: `i + BLOCK <= whole <= bytes.len()`, as above.
+        if !unsafe { Block::<V>::is_ascii(&Whole { ptr: ptr.add(i) }) } {
+            break;
+        }
+        i += BLOCK;
+    }
+    i
+}
+
+/// Whether `bytes` is all ASCII, given that its whole blocks up to `whole`
+/// are: tests the tail.
+///
+/// # Safety
+///
+/// * The CPU has `V`'s features.
+/// * `whole <= bytes.len() < whole + BLOCK`.
+#[inline(always)]
+unsafe fn ascii_tail<V: Vector>(bytes: &[u8], whole: usize) -> bool {
+    // SAFETY: the caller guarantees `V`'s features and `Tail`'s range.
+    whole == bytes.len() || unsafe { Block::<V>::is_ascii(&Tail { bytes, from: whole }) }
+}
+
+/// Whether `bytes`, at most one block long, is valid UTF-8: the whole check
+/// in one straight line, for short inputs, whose callers have already
+/// tested them for ASCII (see `validate::short`).
+///
+/// # Safety
+///
+/// * The CPU has `V`'s features.
+/// * `bytes.len() <= BLOCK`.
+#[inline(always)]
+unsafe fn one_block<V: Vector>(bytes: &[u8]) -> bool {
+    debug_assert!(bytes.len() <= BLOCK);
+    // SAFETY: the caller guarantees `V`'s features; `Tail` from 0 covers
+    // `bytes.len() < BLOCK`, and exactly one block loads whole registers.
+    unsafe {
+        let c = Consts::<V>::new();
+        let mut st = State::<V>::new();
+        st.block(&c, &Tail { bytes, from: 0 });
+        st.unfinished(&c);
+        st.ok()
+    }
+}
+
+/// Where the check of `bytes` first fails: the start of the chunk in which
+/// it did, or [`VALID`] when all of `bytes` is valid UTF-8. The check runs
+/// chunk by chunk so that the scalar rescan that finds the exact error
+/// ([`locate`](crate::validate::locate)) starts
+/// near the error instead of at the beginning.
 ///
 /// # Safety
 ///
 /// * The CPU has `V`'s features.
 #[inline(always)]
-pub(super) unsafe fn validate<V: Vector>(bytes: &[u8]) -> Result<(), Utf8Error> {
+pub(super) unsafe fn first_failure<V: Vector>(bytes: &[u8]) -> usize {
     let len = bytes.len();
     let whole = len - len % BLOCK;
     // SAFETY: the caller guarantees `V`'s features, for this and every call
-    // below; the ranges passed satisfy `blocks`' and `tail`'s contracts
-    // (chunks of whole blocks up to `whole`, then the rest).
+    // below; `whole` is as `ascii_prefix` and `ascii_tail` need, and the
+    // ranges passed satisfy `blocks`' and `tail`'s contracts (chunks of
+    // whole blocks from the end of the ASCII prefix up to `whole`, then the
+    // rest). After ASCII the state is the initial one, as `ascii_block`
+    // leaves it.
     unsafe {
+        if len <= BLOCK {
+            return if one_block::<V>(bytes) { VALID } else { 0 };
+        }
+        let mut from = ascii_prefix::<V>(bytes, whole);
+        if from == whole && ascii_tail::<V>(bytes, whole) {
+            return VALID;
+        }
         let c = Consts::<V>::new();
         let mut st = State::<V>::new();
-        let mut from = 0;
         while whole - from >= CHUNK {
             st.blocks(&c, bytes, from, from + CHUNK);
             if !st.ok() {
-                return locate(bytes, from);
+                return from;
             }
             from += CHUNK;
         }
         st.blocks(&c, bytes, from, whole);
         st.tail(&c, bytes, whole);
-        if st.ok() { Ok(()) } else { locate(bytes, from) }
+        if st.ok() { VALID } else { from }
     }
 }
 
@@ -532,41 +622,21 @@ pub(super) unsafe fn validate<V: Vector>(bytes: &[u8]) -> Result<(), Utf8Error> 
 pub(super) unsafe fn is_valid<V: Vector>(bytes: &[u8]) -> bool {
     let len = bytes.len();
     let whole = len - len % BLOCK;
-    // SAFETY: as in `validate`.
+    // SAFETY: as in `first_failure`.
     unsafe {
+        if len <= BLOCK {
+            return one_block::<V>(bytes);
+        }
+        let from = ascii_prefix::<V>(bytes, whole);
+        if from == whole && ascii_tail::<V>(bytes, whole) {
+            return true;
+        }
         let c = Consts::<V>::new();
         let mut st = State::<V>::new();
-        st.blocks(&c, bytes, 0, whole);
+        st.blocks(&c, bytes, from, whole);
         st.tail(&c, bytes, whole);
         st.ok()
     }
-}
-
-/// The exact error, given that the check first failed in the chunk
-/// starting at `block` (every lane before `block` passed).
-///
-/// Why the scalar rescan can start just before `block`: every invalid
-/// sequence is detected at one of its own bytes or at most three bytes after
-/// its start (a lead cut short by the byte after its last continuation), or
-/// by the end/ASCII check right after it. So `bytes[..block]` is valid UTF-8
-/// except perhaps for one unfinished sequence at its end, and the first
-/// error starts no earlier than that sequence's lead, which is the last
-/// non-continuation byte among the three before `block`. If those three are
-/// all continuation bytes, they end a 4-byte character and `block` itself is
-/// a character boundary.
-#[cold]
-#[inline(never)]
-fn locate(bytes: &[u8], block: usize) -> Result<(), Utf8Error> {
-    let start = (block.saturating_sub(3)..block)
-        .rev()
-        .find(|&j| bytes.get(j).is_some_and(|&b| (b as i8) >= -64))
-        .unwrap_or(block);
-    let result = scalar::validate_from(bytes, start);
-    debug_assert!(
-        result.is_err(),
-        "SIMD check failed at {block}, scalar found no error"
-    );
-    result
 }
 
 #[cfg(all(test, feature = "alloc"))]

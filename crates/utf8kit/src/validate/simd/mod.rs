@@ -8,7 +8,9 @@
 //! | [`avx2`] | `__m256i` | `avx2` |
 //! | [`avx512`] | `__m512i` | `avx512f`, `avx512bw`, `avx512vbmi` |
 //!
-//! Each module exposes two `unsafe` entry points, `validate` and `is_valid`,
+//! Each module exposes two `unsafe` entry points, `first_failure` (where the
+//! check first fails, for [`super::locate`] to turn into the exact error) and
+//! `is_valid`,
 //! compiled with its features enabled (`#[target_feature]`); the generic code
 //! is `#[inline(always)]` so that it is compiled once per entry point, with
 //! those features. The callers in [`super::kernel`] check the CPU first.

@@ -4,7 +4,6 @@
 //! `ptest`; every CPU with SSE4.2 has both).
 
 use super::{Vector, lookup};
-use crate::error::Utf8Error;
 use core::arch::x86_64::*;
 
 /// `pshufb` masks for [`load_end`]: the 16 bytes from offset `s` move
@@ -180,16 +179,17 @@ impl Vector for __m128i {
     }
 }
 
-/// Validates `bytes` with exact errors.
+/// Where the check of `bytes` first fails: the start of the failing
+/// chunk, or [`VALID`](crate::validate::VALID).
 ///
 /// # Safety
 ///
 /// * The CPU supports SSE4.2.
 #[target_feature(enable = "sse4.2")]
-pub(crate) unsafe fn validate(bytes: &[u8]) -> Result<(), Utf8Error> {
+pub(crate) unsafe fn first_failure(bytes: &[u8]) -> usize {
     // SAFETY: SSE4.2 (and so SSSE3 and SSE4.1) is enabled here and, by the
     // caller, present.
-    unsafe { lookup::validate::<__m128i>(bytes) }
+    unsafe { lookup::first_failure::<__m128i>(bytes) }
 }
 
 /// Whether `bytes` is valid UTF-8.
@@ -199,6 +199,6 @@ pub(crate) unsafe fn validate(bytes: &[u8]) -> Result<(), Utf8Error> {
 /// * The CPU supports SSE4.2.
 #[target_feature(enable = "sse4.2")]
 pub(crate) unsafe fn is_valid(bytes: &[u8]) -> bool {
-    // SAFETY: as in `validate`.
+    // SAFETY: as in `first_failure`.
     unsafe { lookup::is_valid::<__m128i>(bytes) }
 }
