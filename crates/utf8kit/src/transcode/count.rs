@@ -55,6 +55,7 @@ fn simd_count_non_continuation(kernel: Kernel, bytes: &[u8]) -> Option<usize> {
 /// The number of bytes that are not continuation bytes (`80..=BF`): the
 /// number of characters of valid UTF-8. By the SIMD code of `kernel` (which
 /// the CPU supports) where there is some, else eight bytes at a time.
+#[cfg(feature = "alloc")]
 #[inline]
 pub(super) fn count_non_continuation_by(kernel: Kernel, bytes: &[u8]) -> usize {
     simd_count_non_continuation(kernel, bytes).unwrap_or_else(|| count_non_continuation(bytes))
@@ -62,6 +63,7 @@ pub(super) fn count_non_continuation_by(kernel: Kernel, bytes: &[u8]) -> usize {
 
 /// The number of bytes that are not continuation bytes (`80..=BF`), eight
 /// at a time.
+#[cfg(feature = "alloc")]
 #[inline]
 pub(super) fn count_non_continuation(bytes: &[u8]) -> usize {
     let (words, tail) = bytes.as_chunks::<8>();
@@ -95,7 +97,7 @@ pub fn count_chars(text: &str) -> usize {
 
 /// [`count_chars`] by the SIMD code of `kernel` (which the CPU supports)
 /// where there is some, else by `core`'s `chars().count()` (a machine word
-/// at a time, with fewer `popcnt`s than [`count_non_continuation`]).
+/// at a time, with fewer `popcnt`s than a count per 8 bytes).
 #[inline]
 fn count_chars_by(kernel: Kernel, text: &str) -> usize {
     simd_count_non_continuation(kernel, text.as_bytes()).unwrap_or_else(|| text.chars().count())

@@ -9,6 +9,7 @@ use super::simd::utf32_avx512;
 use super::simd::{Engine, Progress};
 use super::step::{HIGH_BITS, ascii_prefix, decode_utf8, put, put_replacement, put_utf8};
 use super::{TranscodeError, Utf32Error, fit};
+use crate::validate::validate_by;
 use crate::{Kernel, Utf8Error};
 
 #[cfg(feature = "alloc")]
@@ -115,12 +116,14 @@ fn utf8_to_utf32_run(kernel: Kernel, src: &[u8], dst: &mut [u32]) -> Result<usiz
         return Ok(ascii.written);
     }
     // (A SIMD engine implies the kernel is available: its features are a
-    // superset; the check keeps that from being load-bearing.)
-    if !kernel.is_available() {
-        return utf8_to_utf32_scalar(src, dst);
-    }
+    // superset; `validate_by` checks it anyway.)
     let mut start = ascii.read;
     let mut o = ascii.written;
+    if let Some(rest) = src.get(start..).filter(|r| r.len() <= CHUNK) {
+        validate_by(kernel, rest).map_err(|e| e.offset_by(start))?;
+        let out = dst.get_mut(o..).unwrap_or_default();
+        return Ok(o + valid_utf8_to_utf32_run(engine, rest, out));
+    }
     while let Some(rest) = src.get(start..).filter(|r| !r.is_empty()) {
         if start > ascii.read {
             // Each chunk's ASCII start, likewise.
@@ -141,14 +144,13 @@ fn utf8_to_utf32_run(kernel: Kernel, src: &[u8], dst: &mut [u32]) -> Result<usiz
                 .unwrap_or(len);
         }
         let chunk = rest.get(..len).unwrap_or_default();
-        match kernel.validate(chunk) {
-            Some(Ok(())) => {}
+        if validate_by(kernel, chunk).is_err() {
             // A chunk's error may depend on the bytes after it (a truncated
             // sequence there is `Incomplete`): the rest decides.
-            _ => match kernel.validate(rest) {
-                Some(Err(e)) => return Err(e.offset_by(start)),
-                _ => len = rest.len(),
-            },
+            match validate_by(kernel, rest) {
+                Err(e) => return Err(e.offset_by(start)),
+                Ok(()) => len = rest.len(),
+            }
         }
         let chunk = rest.get(..len).unwrap_or_default();
         let out = dst.get_mut(o..).unwrap_or_default();
