@@ -82,7 +82,7 @@ impl Engine {
 static AVX512_TRANSCODE: AtomicU8 = AtomicU8::new(0);
 
 #[cfg(target_arch = "x86_64")]
-#[inline]
+#[inline(always)]
 fn avx512_transcode() -> bool {
     match AVX512_TRANSCODE.load(Ordering::Relaxed) {
         0 => detect_avx512_transcode(),
