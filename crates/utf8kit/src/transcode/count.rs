@@ -106,6 +106,14 @@ fn count_chars_by(kernel: Kernel, text: &str) -> usize {
 /// [`count_chars`] by the code of a forced `kernel` (AVX-512, AVX2, or the
 /// scalar code for the others); `None` if the CPU lacks the kernel. For
 /// tests and benchmarks.
+///
+/// ```
+/// use utf8kit::{Kernel, transcode::count_chars_with};
+///
+/// for kernel in Kernel::available() {
+///     assert_eq!(count_chars_with(kernel, "Grüße, 世界 😀"), Some(11));
+/// }
+/// ```
 #[doc(hidden)]
 pub fn count_chars_with(kernel: Kernel, text: &str) -> Option<usize> {
     kernel.is_available().then(|| count_chars_by(kernel, text))
@@ -235,6 +243,7 @@ pub fn latin1_len_from_utf8(text: &str) -> usize {
 ///
 /// That is the length of [`utf32_to_utf8_lossy`](super::utf32_to_utf8_lossy)'s
 /// output, and of [`utf32_to_utf8`](super::utf32_to_utf8)'s for valid input.
+/// With AVX-512 (detected at run time) 64 values per step.
 ///
 /// # Example
 ///
@@ -252,6 +261,14 @@ pub fn utf8_len_from_utf32(units: &[u32]) -> usize {
 /// [`utf8_len_from_utf32`] by the code of a forced `kernel` (AVX-512, or
 /// the scalar code for the others); `None` if the CPU lacks the kernel.
 /// For tests and benchmarks.
+///
+/// ```
+/// use utf8kit::{Kernel, transcode::utf8_len_from_utf32_with};
+///
+/// for kernel in Kernel::available() {
+///     assert_eq!(utf8_len_from_utf32_with(kernel, &[0x61, 0xD800, 0x1F600]), Some(1 + 3 + 4));
+/// }
+/// ```
 #[doc(hidden)]
 pub fn utf8_len_from_utf32_with(kernel: Kernel, units: &[u32]) -> Option<usize> {
     kernel

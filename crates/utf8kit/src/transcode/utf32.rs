@@ -394,6 +394,18 @@ pub fn utf32_to_utf8_lossy_into(
 /// # Errors
 ///
 /// Inside the `Some`: as [`utf32_to_utf8_into`].
+///
+/// # Example
+///
+/// ```
+/// use utf8kit::{Kernel, transcode::utf32_to_utf8_with};
+///
+/// for kernel in Kernel::available() {
+///     let mut out = [0u8; 5];
+///     assert_eq!(utf32_to_utf8_with(kernel, &[0x61, 0x1F600], &mut out), Some(Ok(5)));
+///     assert_eq!(&out, "a😀".as_bytes());
+/// }
+/// ```
 #[doc(hidden)]
 pub fn utf32_to_utf8_with(
     kernel: Kernel,
@@ -410,6 +422,16 @@ pub fn utf32_to_utf8_with(
 /// [`utf32_to_utf8_lossy_into`] with the transcoder of a forced `kernel`;
 /// `None` if the CPU lacks the kernel. Returns the bytes needed, which may
 /// exceed `out.len()` (then `out` holds a prefix).
+///
+/// ```
+/// use utf8kit::{Kernel, transcode::utf32_to_utf8_lossy_with};
+///
+/// for kernel in Kernel::available() {
+///     let mut out = [0u8; 4];
+///     assert_eq!(utf32_to_utf8_lossy_with(kernel, &[0x61, 0xDC00], &mut out), Some(4));
+///     assert_eq!(&out, "a\u{FFFD}".as_bytes());
+/// }
+/// ```
 #[doc(hidden)]
 pub fn utf32_to_utf8_lossy_with(kernel: Kernel, units: &[u32], out: &mut [u8]) -> Option<usize> {
     kernel.is_available().then(|| {
