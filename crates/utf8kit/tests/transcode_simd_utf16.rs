@@ -151,7 +151,7 @@ fn check_utf16(units: &[u16]) {
         let got = t::utf16_to_utf8_lossy_with(kernel, units, &mut out[..n]);
         assert_eq!(got, Some(n), "{}", ctx());
         assert_eq!(&out[..n], lossy.as_bytes(), "{} lossy", ctx());
-        assert_eq!(out[n], GUARD8, "{}: wrote past the end", ctx());
+        assert_eq!(out[n], GUARD8, "{}: wrote past the end {units:04X?}", ctx());
         for (flavour, got) in [
             (
                 "native",
@@ -405,5 +405,31 @@ proptest! {
     fn random_valid_utf16(s in text()) {
         let units: Vec<u16> = s.encode_utf16().collect();
         check_utf16(&units);
+    }
+}
+
+/// The masked last steps of the UTF-16 → UTF-8 kernel: every length up to
+/// 80 units of each kind of text (1-, 2-, 3-byte, pairs), with a lone high
+/// surrogate, a lone low one and a pair put at every position.
+#[test]
+fn every_short_length_with_a_surrogate_at_every_position() {
+    for fill in [0x61u16, 0x416, 0x4E2D] {
+        for len in 0..=80usize {
+            let base = vec![fill; len];
+            check_utf16(&base);
+            for at in 0..len {
+                for lone in [0xD83Du16, 0xDE00] {
+                    let mut v = base.clone();
+                    v[at] = lone;
+                    check_utf16(&v);
+                }
+                if at + 1 < len {
+                    let mut v = base.clone();
+                    v[at] = 0xD83D;
+                    v[at + 1] = 0xDE00;
+                    check_utf16(&v);
+                }
+            }
+        }
     }
 }

@@ -130,6 +130,11 @@ fn utf16_to_utf8_scalar<S: Copy, const LOSSY: bool>(
 /// needs 64 bytes or 33 units).
 const SIMD_MIN: usize = 64;
 
+/// UTF-16 inputs shorter than this are converted to UTF-8 by the scalar
+/// kernel alone; from here on the SIMD kernel (which, like the UTF-8 one,
+/// masks its last steps) is faster.
+const SIMD_MIN_UTF16: usize = 8;
+
 /// UTF-8 inputs shorter than this are converted to UTF-16 by the scalar
 /// kernel alone; from here on the SIMD kernel, which masks its last load
 /// and its stores, is faster even for one partial block.
@@ -325,7 +330,7 @@ fn simd_utf16_to_utf8<S: Unit16>(
 ) -> (Progress, Option<usize>) {
     match engine {
         #[cfg(target_arch = "x86_64")]
-        Engine::Avx512 if src.len() >= SIMD_MIN => {
+        Engine::Avx512 if src.len() >= SIMD_MIN_UTF16 => {
             let (ptr, len) = (src.as_ptr().cast::<u8>(), src.len());
             let (out, cap) = (dst.as_mut_ptr(), dst.len());
             // SAFETY: the CPU has the kernel's features (`Engine::Avx512`);

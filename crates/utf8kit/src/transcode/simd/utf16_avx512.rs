@@ -471,21 +471,56 @@ fn table32(t: &[u32; 16]) -> __m512i {
     unsafe { _mm512_loadu_si512(t.as_ptr().cast()) }
 }
 
-/// Loads 32 units from `ptr` as native `u16` lanes.
+/// Loads the units of `lanes` (of 32) from `ptr` as native `u16` lanes,
+/// the others zero.
 ///
 /// # Safety
 ///
-/// * 64 bytes at `ptr` are readable.
+/// * The 2-byte units of `lanes` at `ptr` are readable.
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi2")]
 #[inline]
-unsafe fn load_units<const BE: bool>(ptr: *const u8) -> __m512i {
-    // SAFETY: the caller makes 64 bytes at `ptr` readable.
-    order16::<BE>(unsafe { _mm512_loadu_si512(ptr.cast()) })
+unsafe fn load_units<const BE: bool>(ptr: *const u8, lanes: u32) -> __m512i {
+    // SAFETY: the caller makes the units of `lanes` readable; masked-off
+    // lanes are not read (an all-ones mask is a plain load).
+    order16::<BE>(unsafe {
+        if lanes == u32::MAX {
+            _mm512_loadu_si512(ptr.cast())
+        } else {
+            _mm512_maskz_loadu_epi16(lanes, ptr.cast())
+        }
+    })
+}
+
+/// Stores the first `n <= 64` bytes of `v` at `out`: all 64 (a plain
+/// store) unless `MASKED`.
+///
+/// # Safety
+///
+/// * `n` bytes at `out` are writable, or 64 if not `MASKED`.
+#[target_feature(enable = "avx512f,avx512bw,bmi2")]
+#[inline]
+unsafe fn store_bytes<const MASKED: bool>(out: *mut u8, v: __m512i, n: usize) {
+    debug_assert!(n <= 64);
+    // SAFETY: the caller makes the bytes written writable: with `MASKED`
+    // the mask enables exactly the first `n` (masked-off lanes are not
+    // written), else all 64 are.
+    unsafe {
+        if MASKED {
+            _mm512_mask_storeu_epi8(out.cast(), _bzhi_u64(u64::MAX, n as u32), v);
+        } else {
+            _mm512_storeu_si512(out.cast(), v);
+        }
+    }
 }
 
 /// Converts UTF-16 (little-endian bytes, or big-endian if `BE`; `len` units
-/// at `src`) to UTF-8 at `dst`, as far as whole blocks go and up to the
-/// first block with an unpaired surrogate.
+/// at `src`) to UTF-8 at `dst`, to the end of the input, up to the first
+/// block with an unpaired surrogate, or until the next block's bytes do not
+/// fit in the room left.
+///
+/// The bulk runs with plain loads and stores while 33 units (a block and
+/// the one after it, for pairs) and the room for the widest stores remain;
+/// the last blocks (and small buffers) use masked loads and stores.
 ///
 /// # Safety
 ///
@@ -508,72 +543,153 @@ pub(crate) unsafe fn utf16_to_utf8<const BE: bool>(
         },
         window_end,
     };
-    // A step reads 33 units (32 and the one after, for pairs) and stores two
-    // 64-byte registers, the second at most 48 bytes in.
-    while len - i >= 33 && cap - o >= 112 {
-        // SAFETY: units `i..i + 33` are readable.
-        let v = unsafe { load_units::<BE>(src.add(2 * i)) };
-        // SAFETY: `o + 112 <= cap`.
-        let out = unsafe { dst.add(o) };
-        let wide = _mm512_cmpge_epu16_mask(v, _mm512_set1_epi16(0x80));
-        if wide == 0 {
-            // SAFETY: 32 bytes at `out` are writable.
-            unsafe { _mm256_storeu_si256(out.cast(), _mm512_cvtepi16_epi8(v)) };
-            i += 32;
-            o += 32;
-            continue;
-        }
-        let three = _mm512_cmpge_epu16_mask(v, _mm512_set1_epi16(0x800));
-        if three == 0 {
-            // 1- and 2-byte characters only, in 16-bit lanes: a 2-byte
-            // lane holds C0 | u >> 6 then 80 | u & 3F, an ASCII lane its
-            // byte then a byte the compress drops.
-            let t = _mm512_ternarylogic_epi32::<A_OR_B_AND_C>(
-                _mm512_srli_epi16::<6>(v),
-                _mm512_slli_epi16::<8>(v),
-                _mm512_set1_epi16(0x3F00),
-            );
-            let t = _mm512_or_si512(t, _mm512_set1_epi16(0x80C0u16 as i16));
-            let r = _mm512_mask_mov_epi16(v, wide, t);
-            let keep = 0x5555_5555_5555_5555 | _pdep_u64(u64::from(wide), 0xAAAA_AAAA_AAAA_AAAA);
-            // SAFETY: 64 <= 112 bytes at `out` are writable.
-            unsafe { _mm512_storeu_si512(out.cast(), _mm512_maskz_compress_epi8(keep, r)) };
-            i += 32;
-            o += keep.count_ones() as usize;
-            continue;
-        }
-        let tag = _mm512_and_si512(v, _mm512_set1_epi16(0xFC00u16 as i16));
-        let high = _mm512_cmpeq_epi16_mask(tag, _mm512_set1_epi16(0xD800u16 as i16));
-        let low = _mm512_cmpeq_epi16_mask(tag, _mm512_set1_epi16(0xDC00u16 as i16));
-        let mut step = 32;
-        let n = if high | low == 0 {
-            // SAFETY: 112 bytes at `out` are writable.
-            unsafe { block_to_utf8::<false>(v, v, wide, three, 0, 0, out) }
-        } else {
-            // SAFETY: units `i + 1..i + 33` are readable.
-            let next = unsafe { load_units::<BE>(src.add(2 * i + 2)) };
-            let next_tag = _mm512_and_si512(next, _mm512_set1_epi16(0xFC00u16 as i16));
-            let low_next = _mm512_cmpeq_epi16_mask(next_tag, _mm512_set1_epi16(0xDC00u16 as i16));
-            let paired = high & low_next;
-            // Every high surrogate needs a low one after it, every low one a
-            // high one before it (lane 0's predecessor is never a high
-            // surrogate: a block never ends between the two).
-            if high != paired || low != paired << 1 & low {
-                let end = i + 32 + (paired >> 31) as usize;
-                return stop(i, o, Some(end));
+    // Invariants: `i <= len`, `o <= cap`.
+    while len - i >= 33 && cap - o >= ROOM8 {
+        // SAFETY: units `i..i + 33` are readable, and `ROOM8` bytes at
+        // `dst + o` writable, which the plain step needs.
+        match unsafe { step16::<BE, false>(src.add(2 * i), 33, dst.add(o), cap - o) } {
+            Step::Done(read, written) => {
+                i += read;
+                o += written;
             }
-            // A pair split by the block end waits for the next block.
-            let last = paired >> 31;
-            let skip = low | (last << 31);
-            // SAFETY: 112 bytes at `out` are writable.
-            let n = unsafe { block_to_utf8::<true>(v, next, wide, three, high, skip, out) };
-            step -= last as usize;
-            n
-        };
-        i += step;
-        o += n;
+            Step::Unpaired(end) => return stop(i, o, Some(i + end)),
+            Step::Full => break,
+        }
+    }
+    while i < len {
+        // SAFETY: units `i..len` are readable, and `cap - o` bytes at
+        // `dst + o` writable, which the masked step keeps to.
+        match unsafe { step16::<BE, true>(src.add(2 * i), len - i, dst.add(o), cap - o) } {
+            Step::Done(read, written) => {
+                i += read;
+                o += written;
+            }
+            Step::Unpaired(end) => return stop(i, o, Some(i + end)),
+            Step::Full => break,
+        }
     }
     stop(i, o, None)
+}
+
+/// Bytes of output room a plain (unmasked) UTF-16 → UTF-8 step needs: two
+/// 64-byte stores, the second at most 49 bytes in (16 units make at most
+/// 48 bytes, or 49 when the last of them starts a pair: 15 × 3 + 4).
+const ROOM8: usize = 113;
+
+/// What one UTF-16 → UTF-8 step did.
+enum Step {
+    /// Read this many units, wrote this many bytes.
+    Done(usize, usize),
+    /// The block has an unpaired surrogate: the scalar kernel should convert
+    /// up to this many units from the step's start (a character boundary).
+    Unpaired(usize),
+    /// The block's bytes do not fit in the room left.
+    Full,
+}
+
+/// One step: converts up to 32 of the `left` units at `src` (all of them if
+/// fewer; a pair cut by the block's end waits for the next step) to UTF-8
+/// at `out`.
+///
+/// # Safety
+///
+/// * `min(left, 33)` units at `src` are readable.
+/// * `room` bytes at `out` are writable; if not `MASKED`, `left >= 33` and
+///   `room >= ROOM8`.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi1,bmi2,popcnt")]
+#[inline]
+unsafe fn step16<const BE: bool, const MASKED: bool>(
+    src: *const u8,
+    left: usize,
+    out: *mut u8,
+    room: usize,
+) -> Step {
+    let lanes = if MASKED {
+        _bzhi_u32(u32::MAX, left.min(32) as u32)
+    } else {
+        u32::MAX
+    };
+    // SAFETY: the units of `lanes` are among the `min(left, 33)` readable.
+    let v = unsafe { load_units::<BE>(src, lanes) };
+    let count = lanes.count_ones() as usize;
+    let wide = _mm512_cmpge_epu16_mask(v, _mm512_set1_epi16(0x80));
+    if wide == 0 {
+        if count > room {
+            return Step::Full;
+        }
+        let bytes = _mm512_castsi256_si512(_mm512_cvtepi16_epi8(v));
+        // SAFETY: `count <= room` bytes are written (32 without `MASKED`).
+        unsafe { store_bytes::<MASKED>(out, bytes, count) };
+        return Step::Done(count, count);
+    }
+    let three = _mm512_cmpge_epu16_mask(v, _mm512_set1_epi16(0x800));
+    if three == 0 {
+        // 1- and 2-byte characters only, in 16-bit lanes: a 2-byte lane
+        // holds C0 | u >> 6 then 80 | u & 3F, an ASCII lane its byte then a
+        // byte the compress drops.
+        let keep = _pdep_u64(u64::from(lanes), 0x5555_5555_5555_5555)
+            | _pdep_u64(u64::from(wide), 0xAAAA_AAAA_AAAA_AAAA);
+        let n = keep.count_ones() as usize;
+        if n > room {
+            return Step::Full;
+        }
+        let t = _mm512_ternarylogic_epi32::<A_OR_B_AND_C>(
+            _mm512_srli_epi16::<6>(v),
+            _mm512_slli_epi16::<8>(v),
+            _mm512_set1_epi16(0x3F00),
+        );
+        let t = _mm512_or_si512(t, _mm512_set1_epi16(0x80C0u16 as i16));
+        let r = _mm512_mask_mov_epi16(v, wide, t);
+        // SAFETY: `n <= room` bytes are written (64 without `MASKED`).
+        unsafe { store_bytes::<MASKED>(out, _mm512_maskz_compress_epi8(keep, r), n) };
+        return Step::Done(count, n);
+    }
+    let tag = _mm512_and_si512(v, _mm512_set1_epi16(0xFC00u16 as i16));
+    let high = _mm512_cmpeq_epi16_mask(tag, _mm512_set1_epi16(0xD800u16 as i16));
+    let low = _mm512_cmpeq_epi16_mask(tag, _mm512_set1_epi16(0xDC00u16 as i16));
+    if high | low == 0 && !MASKED {
+        // SAFETY: `ROOM8` bytes at `out` are writable.
+        let n = unsafe { block_to_utf8::<false, false>(v, v, wide, three, 0, 0, out) };
+        return Step::Done(32, n);
+    }
+    // The units one lane on, for pairs (lanes past the input read as 0).
+    let next_lanes = if MASKED {
+        _bzhi_u32(u32::MAX, left.saturating_sub(1).min(32) as u32)
+    } else {
+        u32::MAX
+    };
+    // SAFETY: units `1..1 + next_lanes.count_ones()` are among the
+    // `min(left, 33)` readable.
+    let next = unsafe { load_units::<BE>(src.add(2), next_lanes) };
+    let next_tag = _mm512_and_si512(next, _mm512_set1_epi16(0xFC00u16 as i16));
+    let low_next =
+        _mm512_mask_cmpeq_epi16_mask(next_lanes, next_tag, _mm512_set1_epi16(0xDC00u16 as i16));
+    let paired = high & low_next;
+    // Every high surrogate needs a low one after it, every low one a high
+    // one before it (lane 0's predecessor is never a high surrogate: a step
+    // never ends between the two).
+    if high != paired || low != paired << 1 & low {
+        // The window ends with the block, or just after it if the block
+        // ends with a paired high surrogate (whose low one is then in it).
+        return Step::Unpaired(count + (paired >> 31) as usize);
+    }
+    // A pair split by the block end waits for the next step.
+    let last = paired >> 31;
+    let skip = low | (last << 31) | !lanes;
+    let emit = !skip;
+    let n = (emit.count_ones()
+        + (wide & emit).count_ones()
+        + (three & emit).count_ones()
+        + (high & emit).count_ones()) as usize;
+    if n > room {
+        return Step::Full;
+    }
+    // SAFETY: the block's `n <= room` bytes are written (`ROOM8` without
+    // `MASKED`).
+    let written =
+        unsafe { block_to_utf8::<true, MASKED>(v, next, wide, three, high & emit, skip, out) };
+    debug_assert_eq!(written, n);
+    Step::Done(count - last as usize, n)
 }
 
 /// Converts the 32 units of `v` to UTF-8 at `out`, returns the byte count.
@@ -583,14 +699,15 @@ pub(crate) unsafe fn utf16_to_utf8<const BE: bool>(
 ///
 /// # Safety
 ///
-/// * 112 bytes at `out` are writable.
+/// * `ROOM8` bytes at `out` are writable, or with `MASKED` the bytes it
+///   returns.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi1,bmi2,popcnt")]
 #[inline]
 #[allow(
     clippy::too_many_arguments,
     reason = "one call site per path, all masks"
 )]
-unsafe fn block_to_utf8<const PAIRS: bool>(
+unsafe fn block_to_utf8<const PAIRS: bool, const MASKED: bool>(
     v: __m512i,
     next: __m512i,
     wide: u32,
@@ -644,11 +761,12 @@ unsafe fn block_to_utf8<const PAIRS: bool>(
         _mm512_extracti64x4_epi64::<1>(next),
         16,
     );
-    // SAFETY: the first store writes bytes 0..64 of `out`, the second
-    // `n0 + 64 <= 112` (16 units make at most 48 bytes).
+    // SAFETY: the stores write bytes `0..n0` and `n0..n0 + n1` of `out`
+    // with `MASKED`, else `0..64` and `n0..n0 + 64 <= ROOM8` (see there),
+    // as the caller allows.
     unsafe {
-        _mm512_storeu_si512(out.cast(), lo);
-        _mm512_storeu_si512(out.add(n0).cast(), hi);
+        store_bytes::<MASKED>(out, lo, n0);
+        store_bytes::<MASKED>(out.add(n0), hi, n1);
     }
     n0 + n1
 }
