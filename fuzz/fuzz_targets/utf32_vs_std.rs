@@ -1,5 +1,7 @@
 //! UTF-8 ⇄ UTF-32 agrees with std (`chars`, `char::from_u32`), for valid
-//! and invalid input, strict and lossy, through every kernel the CPU has.
+//! and invalid input, strict and lossy, through every kernel the CPU has
+//! (forced with the `_with` functions, exact-size buffers and a guard
+//! after them); so do the UTF-8 length of UTF-32 and `count_chars`.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -41,18 +43,47 @@ fuzz_target!(|data: &[u8]| {
         assert_eq!(out[room], 0xDEAD_BEEF, "{kernel:?} wrote past the output");
     }
 
+    if let Ok(text) = core::str::from_utf8(data) {
+        for kernel in Kernel::available() {
+            assert_eq!(
+                transcode::count_chars_with(kernel, text),
+                Some(text.chars().count()),
+                "{kernel:?}"
+            );
+        }
+    }
+
     // The same bytes read as UTF-32 values (surrogates, values above 10FFFF).
     let units: Vec<u32> = data
         .chunks_exact(4)
         .map(|q| u32::from_le_bytes([q[0], q[1], q[2], q[3]]))
         .collect();
+    check_utf32(&units);
+    // And folded so that most are scalar values: the top two bits pick
+    // ASCII, up to 7FF, any value up to 10FFFF (surrogates included), or
+    // the raw value.
+    let folded: Vec<u32> = units
+        .iter()
+        .map(|&v| match v >> 30 {
+            0 => v & 0x7F,
+            1 => v & 0x7FF,
+            2 => v % 0x11_0000,
+            _ => v,
+        })
+        .collect();
+    check_utf32(&folded);
+});
+
+/// UTF-32 → UTF-8, strict and lossy, dispatched and under every kernel,
+/// against std.
+fn check_utf32(units: &[u32]) {
     let first_bad = units.iter().position(|&u| char::from_u32(u).is_none());
-    match transcode::utf32_to_utf8(&units) {
+    match transcode::utf32_to_utf8(units) {
         Ok(s) => {
             assert_eq!(first_bad, None);
             let expected: String = units.iter().filter_map(|&u| char::from_u32(u)).collect();
             assert_eq!(s, expected);
-            assert_eq!(transcode::utf8_len_from_utf32(&units), s.len());
+            assert_eq!(transcode::utf8_len_from_utf32(units), s.len());
         }
         Err(e) => assert_eq!(Some(e.index()), first_bad),
     }
@@ -60,5 +91,40 @@ fuzz_target!(|data: &[u8]| {
         .iter()
         .map(|&u| char::from_u32(u).unwrap_or(char::REPLACEMENT_CHARACTER))
         .collect();
-    assert_eq!(transcode::utf32_to_utf8_lossy(&units), lossy);
-});
+    assert_eq!(transcode::utf32_to_utf8_lossy(units), lossy);
+    let need = lossy.len();
+    for kernel in Kernel::available() {
+        assert_eq!(
+            transcode::utf8_len_from_utf32_with(kernel, units),
+            Some(need),
+            "{kernel:?}"
+        );
+        let mut out = vec![0xA5u8; need + 1];
+        let got = transcode::utf32_to_utf8_lossy_with(kernel, units, &mut out[..need]);
+        assert_eq!(got, Some(need), "{kernel:?}");
+        assert_eq!(&out[..need], lossy.as_bytes(), "{kernel:?}");
+        assert_eq!(out[need], 0xA5, "{kernel:?} wrote past the output");
+        let mut out = vec![0xA5u8; need + 1];
+        let got = transcode::utf32_to_utf8_with(kernel, units, &mut out[..need]).expect("available");
+        match first_bad {
+            None => {
+                assert_eq!(got, Ok(need), "{kernel:?}");
+                assert_eq!(&out[..need], lossy.as_bytes(), "{kernel:?}");
+            }
+            Some(i) => match got {
+                Err(transcode::TranscodeError::Invalid(e)) => {
+                    assert_eq!((e.index(), e.value()), (i, units[i]), "{kernel:?}")
+                }
+                other => panic!("{kernel:?}: {other:?}"),
+            },
+        }
+        assert_eq!(out[need], 0xA5, "{kernel:?} wrote past the output");
+        // Half the room: the exact need and the prefix that fits.
+        let half = need / 2;
+        let mut out = vec![0xA5u8; half + 1];
+        let got = transcode::utf32_to_utf8_lossy_with(kernel, units, &mut out[..half]);
+        assert_eq!(got, Some(need), "{kernel:?}");
+        assert_eq!(&out[..half], &lossy.as_bytes()[..half], "{kernel:?}");
+        assert_eq!(out[half], 0xA5, "{kernel:?} wrote past the output");
+    }
+}

@@ -69,10 +69,10 @@ pub fn run(ops: &mut [Operation], families: &[Family], sizes: &[Size], filters: 
                     continue;
                 }
                 for (variant, data) in variants(fam.data(op.encoding, size.0)) {
-                    let units = match &data {
-                        Data::Utf8(b) | Data::Latin1(b) => b.len(),
-                        Data::Utf16(u) => u.len(),
-                    };
+                    if op.valid_only && variant != "valid" {
+                        continue;
+                    }
+                    let units = data.units();
                     let expected = call_once(&mut op.contenders[oracle].run, &data);
                     for (i, c) in op.contenders.iter_mut().enumerate() {
                         if i == oracle
@@ -187,6 +187,19 @@ fn variants(data: Data) -> Vec<(&'static str, Data)> {
             ]
         }
         Data::Latin1(b) => vec![("valid", Data::Latin1(b))],
+        Data::Utf32(u) => {
+            let insert = |i: usize, bad: u32| {
+                let mut v = u.to_vec();
+                v.insert(i, bad);
+                Data::Utf32(v.into())
+            };
+            vec![
+                ("surrogate-mid", insert(u.len() / 2, 0xDC00)),
+                ("above-10ffff-end", insert(u.len(), 0x11_0000)),
+                ("max-first", insert(0, u32::MAX)),
+                ("valid", Data::Utf32(u)),
+            ]
+        }
     }
 }
 
@@ -280,6 +293,14 @@ mod tests {
                 let Data::Utf16(u) = data else { unreachable!() };
                 assert_eq!(
                     String::from_utf16(&u).is_ok(),
+                    name == "valid",
+                    "{name} at {size}"
+                );
+            }
+            for (name, data) in variants(fam.data(Encoding::Utf32, size)) {
+                let Data::Utf32(u) = data else { unreachable!() };
+                assert_eq!(
+                    u.iter().all(|&v| char::from_u32(v).is_some()),
                     name == "valid",
                     "{name} at {size}"
                 );

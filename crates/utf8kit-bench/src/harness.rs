@@ -27,6 +27,7 @@ pub fn call_once(run: &mut Run, data: &Data) -> usize {
     match (run, data) {
         (Run::Utf8(f), Data::Utf8(d)) | (Run::Latin1(f), Data::Latin1(d)) => f(d),
         (Run::Utf16(f), Data::Utf16(d)) => f(d),
+        (Run::Utf32(f), Data::Utf32(d)) => f(d),
         _ => unreachable!("Operation::assert_consistent rejects contenders of the wrong encoding"),
     }
 }
@@ -38,6 +39,7 @@ fn time(run: &mut Run, data: &Data, iters: u64) -> Duration {
             time_loop(f.as_mut(), &d[..], iters)
         }
         (Run::Utf16(f), Data::Utf16(d)) => time_loop(f.as_mut(), &d[..], iters),
+        (Run::Utf32(f), Data::Utf32(d)) => time_loop(f.as_mut(), &d[..], iters),
         _ => unreachable!("Operation::assert_consistent rejects contenders of the wrong encoding"),
     }
 }

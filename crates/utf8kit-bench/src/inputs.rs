@@ -61,6 +61,8 @@ pub enum Data {
     Utf16(Aligned<u16>),
     /// Latin-1 bytes (each byte is the character U+0000..=U+00FF of its value).
     Latin1(Aligned<u8>),
+    /// UTF-32 values (scalar values, native byte order).
+    Utf32(Aligned<u32>),
 }
 
 impl Data {
@@ -69,6 +71,16 @@ impl Data {
         match self {
             Data::Utf8(b) | Data::Latin1(b) => b.len(),
             Data::Utf16(u) => u.len() * 2,
+            Data::Utf32(u) => u.len() * 4,
+        }
+    }
+
+    /// Number of code units (bytes, UTF-16 units or UTF-32 values).
+    pub fn units(&self) -> usize {
+        match self {
+            Data::Utf8(b) | Data::Latin1(b) => b.len(),
+            Data::Utf16(u) => u.len(),
+            Data::Utf32(u) => u.len(),
         }
     }
 }
@@ -124,6 +136,8 @@ pub enum Encoding {
     Utf16,
     /// Latin-1 bytes.
     Latin1,
+    /// UTF-32 values, native byte order.
+    Utf32,
 }
 
 impl Family {
@@ -208,12 +222,30 @@ impl Family {
         }
     }
 
+    /// The text as UTF-32, `size / 4` values (the same characters as the other forms).
+    pub fn utf32(&self, size: usize) -> Vec<u32> {
+        let values = size / 4;
+        let unit: Vec<u32> = match &self.source {
+            Source::Corpus { utf8, .. } => std::str::from_utf8(utf8)
+                .unwrap_or_default()
+                .chars()
+                .map(u32::from)
+                .collect(),
+            Source::Generated { seed, next } => {
+                let mut rng = Rng::new(*seed);
+                return (0..values).map(|_| u32::from(next(&mut rng))).collect();
+            }
+        };
+        repeat_to(&unit, values)
+    }
+
     /// The text in `encoding` at `size` bytes.
     pub fn data(&self, encoding: Encoding, size: usize) -> Data {
         match encoding {
             Encoding::Utf8 => Data::Utf8(self.utf8(size).into()),
             Encoding::Utf16 => Data::Utf16(self.utf16(size).into()),
             Encoding::Latin1 => Data::Latin1(self.latin1(size).into()),
+            Encoding::Utf32 => Data::Utf32(self.utf32(size).into()),
         }
     }
 

@@ -23,7 +23,9 @@
 //! ```
 
 pub mod latin1;
+pub mod count;
 pub mod utf16;
+pub mod utf32;
 pub mod validate;
 
 use crate::inputs::{Encoding, Kind, Size};
@@ -37,6 +39,9 @@ pub fn all() -> Vec<Operation> {
         latin1::latin1_to_utf8(),
         latin1::utf8_to_latin1(),
         latin1::utf8_len_from_latin1(),
+        utf32::utf8_to_utf32(),
+        utf32::utf32_to_utf8(),
+        count::operation(),
     ]
 }
 
@@ -75,6 +80,8 @@ impl RowKey {
 pub type Utf8Fn = Box<dyn FnMut(&[u8]) -> usize>;
 /// A timed function over UTF-16 input.
 pub type Utf16Fn = Box<dyn FnMut(&[u16]) -> usize>;
+/// A timed function over UTF-32 input.
+pub type Utf32Fn = Box<dyn FnMut(&[u32]) -> usize>;
 
 /// The function a contender times, typed by the encoding it reads. Closures are `FnMut`
 /// so a contender can own its output buffer (allocated on the first, untimed, call).
@@ -86,6 +93,8 @@ pub enum Run {
     Utf16(Utf16Fn),
     /// Reads Latin-1 bytes.
     Latin1(Utf8Fn),
+    /// Reads UTF-32 values (native byte order).
+    Utf32(Utf32Fn),
 }
 
 impl Run {
@@ -95,6 +104,7 @@ impl Run {
             Run::Utf8(_) => Encoding::Utf8,
             Run::Utf16(_) => Encoding::Utf16,
             Run::Latin1(_) => Encoding::Latin1,
+            Run::Utf32(_) => Encoding::Utf32,
         }
     }
 }
@@ -171,6 +181,16 @@ impl Contender {
         f: impl FnMut(&[u8]) -> usize + 'static,
     ) -> Contender {
         Contender::new(name, label, role, Run::Latin1(Box::new(f)))
+    }
+
+    /// A contender reading UTF-32, agreeing exactly with the oracle, on every row.
+    pub fn utf32(
+        name: impl Into<String>,
+        label: impl Into<String>,
+        role: Role,
+        f: impl FnMut(&[u32]) -> usize + 'static,
+    ) -> Contender {
+        Contender::new(name, label, role, Run::Utf32(Box::new(f)))
     }
 
     fn new(name: impl Into<String>, label: impl Into<String>, role: Role, run: Run) -> Contender {
@@ -284,6 +304,8 @@ pub struct Operation {
     pub summaries: Vec<Summary>,
     /// Footnotes printed under the table (what the contenders really run, caveats).
     pub notes: Vec<String>,
+    /// Defined on valid input only: `--check` skips the corrupted variants.
+    pub valid_only: bool,
 }
 
 impl Operation {
@@ -298,12 +320,20 @@ impl Operation {
             ratios: Vec::new(),
             summaries: Vec::new(),
             notes: Vec::new(),
+            valid_only: false,
         }
     }
 
     /// Restricts it to the rows `pred` accepts.
     pub fn rows(mut self, pred: fn(&RowKey) -> bool) -> Operation {
         self.rows = pred;
+        self
+    }
+
+    /// Marks the operation as defined on valid input only (`--check` runs no corrupted
+    /// variants; the benchmark inputs are always valid).
+    pub fn valid_only(mut self) -> Operation {
+        self.valid_only = true;
         self
     }
 

@@ -6,7 +6,17 @@
 //! each byte's bit 6 to its bit 7; bits crossing into the next byte land in
 //! bit 0, which the mask drops).
 
+#[cfg(target_arch = "x86_64")]
+use super::simd::{count_avx2, count_avx512};
 use super::step::HIGH_BITS;
+use crate::Kernel;
+
+/// Inputs shorter than this (in elements) are counted by the scalar code.
+const SIMD_MIN: usize = 64;
+
+/// Inputs shorter than this go to the scalar code instead of the AVX-512
+/// count and UTF-8 length, which read any tail with a masked load.
+const AVX512_MIN: usize = 16;
 
 /// Bit 7 set in each byte of `w` that is a continuation byte (`80..=BF`).
 #[inline(always)]
@@ -21,8 +31,39 @@ const fn four_byte_lead_bits(w: u64) -> u64 {
     w & (w << 1) & (w << 2) & (w << 3) & HIGH_BITS
 }
 
+/// The number of bytes that are not continuation bytes (`80..=BF`), by the
+/// SIMD code of `kernel` (which the CPU supports) if it has some for this
+/// length: AVX-512 (F, BW) or AVX2.
+#[inline]
+fn simd_count_non_continuation(kernel: Kernel, bytes: &[u8]) -> Option<usize> {
+    match kernel {
+        #[cfg(target_arch = "x86_64")]
+        Kernel::Avx512 if bytes.len() >= AVX512_MIN => {
+            // SAFETY: `Kernel::Avx512` is supported (the caller's promise),
+            // which includes AVX-512 F and BW.
+            Some(unsafe { count_avx512::count_chars(bytes) })
+        }
+        #[cfg(target_arch = "x86_64")]
+        Kernel::Avx2 if bytes.len() >= SIMD_MIN => {
+            // SAFETY: `Kernel::Avx2` is supported (the caller's promise).
+            Some(unsafe { count_avx2::count_chars(bytes) })
+        }
+        _ => None,
+    }
+}
+
 /// The number of bytes that are not continuation bytes (`80..=BF`): the
-/// number of characters of valid UTF-8.
+/// number of characters of valid UTF-8. By the SIMD code of `kernel` (which
+/// the CPU supports) where there is some, else eight bytes at a time.
+#[cfg(feature = "alloc")]
+#[inline]
+pub(super) fn count_non_continuation_by(kernel: Kernel, bytes: &[u8]) -> usize {
+    simd_count_non_continuation(kernel, bytes).unwrap_or_else(|| count_non_continuation(bytes))
+}
+
+/// The number of bytes that are not continuation bytes (`80..=BF`), eight
+/// at a time.
+#[cfg(feature = "alloc")]
 #[inline]
 pub(super) fn count_non_continuation(bytes: &[u8]) -> usize {
     let (words, tail) = bytes.as_chunks::<8>();
@@ -36,8 +77,10 @@ pub(super) fn count_non_continuation(bytes: &[u8]) -> usize {
     bytes.len() - continuation
 }
 
-/// Counts the characters of `text`, like `text.chars().count()` but eight
-/// bytes per step: a character is any byte that is not a continuation byte.
+/// Counts the characters of `text`, like `text.chars().count()`: a
+/// character is any byte that is not a continuation byte. With AVX-512 or
+/// AVX2 (detected at run time) 256 or 128 bytes per step, else as `core`
+/// does it.
 ///
 /// # Example
 ///
@@ -49,7 +92,31 @@ pub(super) fn count_non_continuation(bytes: &[u8]) -> usize {
 /// ```
 #[inline]
 pub fn count_chars(text: &str) -> usize {
-    count_non_continuation(text.as_bytes())
+    count_chars_by(Kernel::detected(), text)
+}
+
+/// [`count_chars`] by the SIMD code of `kernel` (which the CPU supports)
+/// where there is some, else by `core`'s `chars().count()` (a machine word
+/// at a time, with fewer `popcnt`s than a count per 8 bytes).
+#[inline]
+fn count_chars_by(kernel: Kernel, text: &str) -> usize {
+    simd_count_non_continuation(kernel, text.as_bytes()).unwrap_or_else(|| text.chars().count())
+}
+
+/// [`count_chars`] by the code of a forced `kernel` (AVX-512, AVX2, or the
+/// scalar code for the others); `None` if the CPU lacks the kernel. For
+/// tests and benchmarks.
+///
+/// ```
+/// use utf8kit::{Kernel, transcode::count_chars_with};
+///
+/// for kernel in Kernel::available() {
+///     assert_eq!(count_chars_with(kernel, "Grüße, 世界 😀"), Some(11));
+/// }
+/// ```
+#[doc(hidden)]
+pub fn count_chars_with(kernel: Kernel, text: &str) -> Option<usize> {
+    kernel.is_available().then(|| count_chars_by(kernel, text))
 }
 
 /// The number of UTF-16 code units the UTF-8 `bytes` convert to.
@@ -183,6 +250,7 @@ pub fn latin1_len_from_utf8(text: &str) -> usize {
 ///
 /// That is the length of [`utf32_to_utf8_lossy`](super::utf32_to_utf8_lossy)'s
 /// output, and of [`utf32_to_utf8`](super::utf32_to_utf8)'s for valid input.
+/// With AVX-512 (detected at run time) 64 values per step.
 ///
 /// # Example
 ///
@@ -194,6 +262,44 @@ pub fn latin1_len_from_utf8(text: &str) -> usize {
 /// ```
 #[inline]
 pub fn utf8_len_from_utf32(units: &[u32]) -> usize {
+    utf8_len_from_utf32_by(Kernel::detected(), units)
+}
+
+/// [`utf8_len_from_utf32`] by the code of a forced `kernel` (AVX-512, or
+/// the scalar code for the others); `None` if the CPU lacks the kernel.
+/// For tests and benchmarks.
+///
+/// ```
+/// use utf8kit::{Kernel, transcode::utf8_len_from_utf32_with};
+///
+/// for kernel in Kernel::available() {
+///     assert_eq!(utf8_len_from_utf32_with(kernel, &[0x61, 0xD800, 0x1F600]), Some(1 + 3 + 4));
+/// }
+/// ```
+#[doc(hidden)]
+pub fn utf8_len_from_utf32_with(kernel: Kernel, units: &[u32]) -> Option<usize> {
+    kernel
+        .is_available()
+        .then(|| utf8_len_from_utf32_by(kernel, units))
+}
+
+/// [`utf8_len_from_utf32`] by `kernel`, which the CPU supports.
+#[inline]
+pub(super) fn utf8_len_from_utf32_by(kernel: Kernel, units: &[u32]) -> usize {
+    match kernel {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: `Kernel::Avx512` is supported (the caller's promise), which
+        // includes AVX-512 F and BW.
+        Kernel::Avx512 if units.len() >= AVX512_MIN => unsafe {
+            count_avx512::utf8_len_from_utf32(units)
+        },
+        _ => utf8_len_from_utf32_scalar(units),
+    }
+}
+
+/// [`utf8_len_from_utf32`], one value at a time.
+#[inline]
+fn utf8_len_from_utf32_scalar(units: &[u32]) -> usize {
     units
         .iter()
         .map(|&v| match v {

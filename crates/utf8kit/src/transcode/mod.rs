@@ -61,6 +61,8 @@ pub use count::{
     count_chars, latin1_len_from_utf8, utf8_len_from_latin1, utf8_len_from_utf16,
     utf8_len_from_utf32, utf16_len_from_utf8,
 };
+#[doc(hidden)]
+pub use count::{count_chars_with, utf8_len_from_utf32_with};
 pub use error::{Latin1Error, TranscodeError, Utf16Error, Utf32Error};
 #[doc(hidden)]
 pub use latin1::{
@@ -88,11 +90,11 @@ pub use utf16::{
     utf8_to_utf16_into, utf8_to_utf16be_into, utf8_to_utf16le_into, utf16_to_utf8_into,
     utf16_to_utf8_lossy_into, utf16be_to_utf8_into, utf16le_to_utf8_into, valid_utf8_to_utf16_into,
 };
-#[doc(hidden)]
-pub use utf32::utf8_to_utf32_with;
 #[cfg(feature = "alloc")]
 pub use utf32::{utf8_to_utf32, utf32_to_utf8, utf32_to_utf8_lossy};
 pub use utf32::{utf8_to_utf32_into, utf32_to_utf8_into, utf32_to_utf8_lossy_into};
+#[doc(hidden)]
+pub use utf32::{utf8_to_utf32_with, utf32_to_utf8_lossy_with, utf32_to_utf8_with};
 
 #[cfg(feature = "alloc")]
 use alloc::{string::String, vec, vec::Vec};

@@ -3,12 +3,13 @@
 use core::convert::Infallible;
 
 #[cfg(feature = "alloc")]
-use super::count::{count_non_continuation, utf8_len_from_utf32};
+use super::count::{count_non_continuation_by, utf8_len_from_utf32_by};
 #[cfg(target_arch = "x86_64")]
 use super::simd::utf32_avx512;
 use super::simd::{Engine, Progress};
 use super::step::{HIGH_BITS, ascii_prefix, decode_utf8, put, put_replacement, put_utf8};
 use super::{TranscodeError, Utf32Error, fit};
+use crate::validate::validate_by;
 use crate::{Kernel, Utf8Error};
 
 #[cfg(feature = "alloc")]
@@ -58,36 +59,105 @@ fn utf8_to_utf32_scalar(src: &[u8], dst: &mut [u32]) -> Result<usize, Utf8Error>
 }
 
 /// Inputs shorter than this go to the scalar kernel alone.
-const SIMD_MIN: usize = 64;
+const SIMD_MIN: usize = 16;
 
-/// UTF-8 → UTF-32 with validation by `kernel` (which the CPU supports):
-/// with a SIMD transcoder, the whole input is validated first, then
-/// converted by the SIMD kernel and the scalar kernel from where it stopped.
+/// UTF-8 → UTF-32 for `src` known to be valid: the SIMD kernel, then the
+/// scalar kernel from where it stopped. Returns the values needed.
 #[inline]
-fn utf8_to_utf32_run(kernel: Kernel, src: &[u8], dst: &mut [u32]) -> Result<usize, Utf8Error> {
-    let engine = Engine::for_kernel(kernel);
-    if engine == Engine::Scalar || src.len() < SIMD_MIN {
-        return utf8_to_utf32_scalar(src, dst);
-    }
-    match kernel.validate(src) {
-        Some(Ok(())) => {}
-        Some(Err(e)) => return Err(e),
-        None => return utf8_to_utf32_scalar(src, dst),
-    }
+fn valid_utf8_to_utf32_run(engine: Engine, src: &[u8], dst: &mut [u32]) -> usize {
     let p = match engine {
         #[cfg(target_arch = "x86_64")]
-        Engine::Avx512 => {
+        Engine::Avx512 if src.len() >= SIMD_MIN => {
             let (ptr, cap) = (dst.as_mut_ptr(), dst.len());
             // SAFETY: `Engine::Avx512` is only chosen when the CPU has the
             // kernel's features; `dst` is `cap` writable values.
-            unsafe { utf32_avx512::utf8_to_utf32(src, ptr, cap) }
+            unsafe { utf32_avx512::utf8_to_utf32::<false>(src, ptr, cap) }
         }
         _ => Progress::default(),
     };
     let rest = src.get(p.read..).unwrap_or_default();
     let out = dst.get_mut(p.written..).unwrap_or_default();
     // Valid input, cut at a character boundary: the scalar kernel cannot fail.
-    Ok(p.written + utf8_to_utf32_scalar(rest, out).unwrap_or(0))
+    p.written + utf8_to_utf32_scalar(rest, out).unwrap_or(0)
+}
+
+/// Converts the ASCII blocks at the start of `src` (any bytes) by `engine`.
+#[inline]
+fn ascii_prefix_to_utf32(engine: Engine, src: &[u8], dst: &mut [u32]) -> Progress {
+    match engine {
+        #[cfg(target_arch = "x86_64")]
+        Engine::Avx512 => {
+            let (ptr, cap) = (dst.as_mut_ptr(), dst.len());
+            // SAFETY: `Engine::Avx512` is only chosen when the CPU has the
+            // kernel's features; `dst` is `cap` writable values.
+            unsafe { utf32_avx512::utf8_to_utf32::<true>(src, ptr, cap) }
+        }
+        _ => Progress::default(),
+    }
+}
+
+/// Bytes validated and converted per step of [`utf8_to_utf32_run`].
+const CHUNK: usize = 16 << 10;
+
+/// UTF-8 → UTF-32 with validation by `kernel` (which the CPU supports):
+/// with a SIMD transcoder, a chunk at a time is validated, then converted
+/// by the SIMD kernel and the scalar kernel from where it stopped (so the
+/// conversion reads bytes the validator just brought into L1).
+#[inline(always)]
+fn utf8_to_utf32_run(kernel: Kernel, src: &[u8], dst: &mut [u32]) -> Result<usize, Utf8Error> {
+    let engine = Engine::for_kernel(kernel);
+    if engine == Engine::Scalar || src.len() < SIMD_MIN {
+        return utf8_to_utf32_scalar(src, dst);
+    }
+    // An ASCII start needs no validation: convert it right away (short
+    // ASCII inputs end here).
+    let ascii = ascii_prefix_to_utf32(engine, src, dst);
+    if ascii.read == src.len() {
+        return Ok(ascii.written);
+    }
+    // (A SIMD engine implies the kernel is available: its features are a
+    // superset; `validate_by` checks it anyway.)
+    let mut start = ascii.read;
+    let mut o = ascii.written;
+    if let Some(rest) = src.get(start..).filter(|r| r.len() <= CHUNK) {
+        validate_by(kernel, rest).map_err(|e| e.offset_by(start))?;
+        let out = dst.get_mut(o..).unwrap_or_default();
+        return Ok(o + valid_utf8_to_utf32_run(engine, rest, out));
+    }
+    while let Some(rest) = src.get(start..).filter(|r| !r.is_empty()) {
+        if start > ascii.read {
+            // Each chunk's ASCII start, likewise.
+            let ascii = ascii_prefix_to_utf32(engine, rest, dst.get_mut(o..).unwrap_or_default());
+            start += ascii.read;
+            o += ascii.written;
+        }
+        let Some(rest) = src.get(start..).filter(|r| !r.is_empty()) else {
+            break;
+        };
+        let mut len = rest.len().min(CHUNK);
+        if len < rest.len() {
+            // End the chunk before a lead byte (there is one among any 4
+            // bytes of valid UTF-8), so no character is cut.
+            len = (len - 3..=len)
+                .rev()
+                .find(|&e| rest.get(e).is_some_and(|&b| (b as i8) >= -64))
+                .unwrap_or(len);
+        }
+        let chunk = rest.get(..len).unwrap_or_default();
+        if validate_by(kernel, chunk).is_err() {
+            // A chunk's error may depend on the bytes after it (a truncated
+            // sequence there is `Incomplete`): the rest decides.
+            match validate_by(kernel, rest) {
+                Err(e) => return Err(e.offset_by(start)),
+                Ok(()) => len = rest.len(),
+            }
+        }
+        let chunk = rest.get(..len).unwrap_or_default();
+        let out = dst.get_mut(o..).unwrap_or_default();
+        o += valid_utf8_to_utf32_run(engine, chunk, out);
+        start += len;
+    }
+    Ok(o)
 }
 
 /// The UTF-32 → UTF-8 kernel. With `LOSSY` each value that is not a scalar
@@ -114,6 +184,37 @@ fn utf32_to_utf8_scalar<const LOSSY: bool>(
     Ok(o)
 }
 
+/// UTF-32 inputs shorter than this (in values) go to the scalar kernel
+/// alone: one (masked) register is the SIMD kernel's smallest step.
+const SIMD_MIN_32: usize = 16;
+
+/// UTF-32 → UTF-8 by `engine`: the SIMD kernel as far as it goes, then the
+/// scalar kernel (which reports the first invalid value, or replaces it
+/// with `LOSSY`). Returns the bytes needed.
+#[inline(always)]
+fn utf32_to_utf8_run<const LOSSY: bool>(
+    engine: Engine,
+    src: &[u32],
+    dst: &mut [u8],
+) -> Result<usize, Utf32Error> {
+    let p = match engine {
+        #[cfg(target_arch = "x86_64")]
+        Engine::Avx512 if src.len() >= SIMD_MIN_32 => {
+            let (ptr, cap) = (dst.as_mut_ptr(), dst.len());
+            // SAFETY: `Engine::Avx512` is only chosen when the CPU has the
+            // kernel's features; `dst` is `cap` writable bytes.
+            unsafe { utf32_avx512::utf32_to_utf8::<LOSSY>(src, ptr, cap) }
+        }
+        _ => Progress::default(),
+    };
+    let rest = src.get(p.read..).unwrap_or_default();
+    let out = dst.get_mut(p.written..).unwrap_or_default();
+    match utf32_to_utf8_scalar::<LOSSY>(rest, out) {
+        Ok(n) => Ok(p.written + n),
+        Err(e) => Err(Utf32Error::new(p.read + e.index(), e.value())),
+    }
+}
+
 /// Converts UTF-8 to UTF-32 (one `u32` per character), validating it.
 ///
 /// # Errors
@@ -131,8 +232,9 @@ fn utf32_to_utf8_scalar<const LOSSY: bool>(
 /// ```
 #[cfg(feature = "alloc")]
 pub fn utf8_to_utf32(bytes: &[u8]) -> Result<Vec<u32>, Utf8Error> {
-    run_to_vec(count_non_continuation(bytes), |dst| {
-        utf8_to_utf32_run(Kernel::detected(), bytes, dst)
+    let kernel = Kernel::detected();
+    run_to_vec(count_non_continuation_by(kernel, bytes), |dst| {
+        utf8_to_utf32_run(kernel, bytes, dst)
     })
 }
 
@@ -193,11 +295,15 @@ pub fn utf8_to_utf32_with(
 /// ```
 #[cfg(feature = "alloc")]
 pub fn utf32_to_utf8(units: &[u32]) -> Result<String, Utf32Error> {
-    let bytes = run_to_vec(utf8_len_from_utf32(units), |dst| {
-        utf32_to_utf8_scalar::<false>(units, dst)
+    let kernel = Kernel::detected();
+    let engine = Engine::for_kernel(kernel);
+    let bytes = run_to_vec(utf8_len_from_utf32_by(kernel, units), |dst| {
+        utf32_to_utf8_run::<false>(engine, units, dst)
     })?;
     // SAFETY: `bytes` is the output of `utf32_to_utf8_scalar`, which writes
-    // only ASCII bytes and `put_utf8` of values `char::from_u32` accepted.
+    // only ASCII bytes and `put_utf8` of values `char::from_u32` accepted,
+    // and of the SIMD kernel, which writes the UTF-8 of blocks it checked
+    // to hold scalar values only.
     Ok(unsafe { string_from_kernel(bytes) })
 }
 
@@ -213,11 +319,14 @@ pub fn utf32_to_utf8(units: &[u32]) -> Result<String, Utf32Error> {
 /// ```
 #[cfg(feature = "alloc")]
 pub fn utf32_to_utf8_lossy(units: &[u32]) -> String {
-    let bytes = run_to_vec(utf8_len_from_utf32(units), |dst| {
-        utf32_to_utf8_scalar::<true>(units, dst)
+    let kernel = Kernel::detected();
+    let engine = Engine::for_kernel(kernel);
+    let bytes = run_to_vec(utf8_len_from_utf32_by(kernel, units), |dst| {
+        utf32_to_utf8_run::<true>(engine, units, dst)
     })
     .unwrap_or_default();
-    // SAFETY: as in `utf32_to_utf8`, plus `put_replacement`.
+    // SAFETY: as in `utf32_to_utf8`, plus `put_replacement` and the SIMD
+    // kernel's U+FFFD for the values it replaced before encoding.
     unsafe { string_from_kernel(bytes) }
 }
 
@@ -243,7 +352,10 @@ pub fn utf32_to_utf8_into(
     out: &mut [u8],
 ) -> Result<usize, TranscodeError<Utf32Error>> {
     let capacity = out.len();
-    fit(utf32_to_utf8_scalar::<false>(units, out), capacity)
+    fit(
+        utf32_to_utf8_run::<false>(Engine::detected(), units, out),
+        capacity,
+    )
 }
 
 /// Converts UTF-32 to UTF-8 in `out`, replacing invalid values with U+FFFD,
@@ -266,7 +378,7 @@ pub fn utf32_to_utf8_lossy_into(
     out: &mut [u8],
 ) -> Result<usize, TranscodeError<Infallible>> {
     let capacity = out.len();
-    match utf32_to_utf8_scalar::<true>(units, out) {
+    match utf32_to_utf8_run::<true>(Engine::detected(), units, out) {
         Ok(n) => fit(Ok(n), capacity),
         // Unreachable: the lossy kernel reports no errors.
         Err(_) => {
@@ -274,4 +386,56 @@ pub fn utf32_to_utf8_lossy_into(
             Ok(0)
         }
     }
+}
+
+/// [`utf32_to_utf8_into`] with the transcoder of a forced `kernel`; `None`
+/// if the CPU lacks the kernel. For tests and benchmarks.
+///
+/// # Errors
+///
+/// Inside the `Some`: as [`utf32_to_utf8_into`].
+///
+/// # Example
+///
+/// ```
+/// use utf8kit::{Kernel, transcode::utf32_to_utf8_with};
+///
+/// for kernel in Kernel::available() {
+///     let mut out = [0u8; 5];
+///     assert_eq!(utf32_to_utf8_with(kernel, &[0x61, 0x1F600], &mut out), Some(Ok(5)));
+///     assert_eq!(&out, "a😀".as_bytes());
+/// }
+/// ```
+#[doc(hidden)]
+pub fn utf32_to_utf8_with(
+    kernel: Kernel,
+    units: &[u32],
+    out: &mut [u8],
+) -> Option<Result<usize, TranscodeError<Utf32Error>>> {
+    let capacity = out.len();
+    kernel.is_available().then(|| {
+        let engine = Engine::for_kernel(kernel);
+        fit(utf32_to_utf8_run::<false>(engine, units, out), capacity)
+    })
+}
+
+/// [`utf32_to_utf8_lossy_into`] with the transcoder of a forced `kernel`;
+/// `None` if the CPU lacks the kernel. Returns the bytes needed, which may
+/// exceed `out.len()` (then `out` holds a prefix).
+///
+/// ```
+/// use utf8kit::{Kernel, transcode::utf32_to_utf8_lossy_with};
+///
+/// for kernel in Kernel::available() {
+///     let mut out = [0u8; 4];
+///     assert_eq!(utf32_to_utf8_lossy_with(kernel, &[0x61, 0xDC00], &mut out), Some(4));
+///     assert_eq!(&out, "a\u{FFFD}".as_bytes());
+/// }
+/// ```
+#[doc(hidden)]
+pub fn utf32_to_utf8_lossy_with(kernel: Kernel, units: &[u32], out: &mut [u8]) -> Option<usize> {
+    kernel.is_available().then(|| {
+        let engine = Engine::for_kernel(kernel);
+        utf32_to_utf8_run::<true>(engine, units, out).unwrap_or(0)
+    })
 }

@@ -14,6 +14,10 @@
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod latin1_avx512;
 #[cfg(target_arch = "x86_64")]
+pub(crate) mod count_avx2;
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod count_avx512;
+#[cfg(target_arch = "x86_64")]
 pub(crate) mod utf16_avx512;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod utf16_len_avx512;
@@ -80,7 +84,7 @@ impl Engine {
 static AVX512_TRANSCODE: AtomicU8 = AtomicU8::new(0);
 
 #[cfg(target_arch = "x86_64")]
-#[inline]
+#[inline(always)]
 fn avx512_transcode() -> bool {
     match AVX512_TRANSCODE.load(Ordering::Relaxed) {
         0 => detect_avx512_transcode(),

@@ -63,9 +63,9 @@ const A: i32 = 0xF0;
 const B: i32 = 0xCC;
 const C: i32 = 0xAA;
 /// `a | (b & c)`.
-const A_OR_B_AND_C: i32 = A | (B & C);
+pub(crate) const A_OR_B_AND_C: i32 = A | (B & C);
 /// `(a & b) | c`.
-const A_AND_B_OR_C: i32 = (A & B) | C;
+pub(crate) const A_AND_B_OR_C: i32 = (A & B) | C;
 
 /// Loads a 64-byte constant table.
 ///
@@ -73,7 +73,7 @@ const A_AND_B_OR_C: i32 = (A & B) | C;
 /// kernels, which enable the same features.
 #[target_feature(enable = "avx512f")]
 #[inline]
-fn table(t: &[u8; 64]) -> __m512i {
+pub(crate) fn table(t: &[u8; 64]) -> __m512i {
     // SAFETY: `t` is 64 readable bytes; `loadu` needs no alignment.
     unsafe { _mm512_loadu_si512(t.as_ptr().cast()) }
 }
@@ -435,7 +435,7 @@ pub(crate) struct Stop {
 
 /// `vpmultishiftqb` controls: in each 32-bit lane, bytes `cp >> 18`,
 /// `cp >> 12`, `cp >> 6`, `cp` (from the lane's own bits).
-static MULTISHIFT: [u8; 64] = {
+pub(crate) static MULTISHIFT: [u8; 64] = {
     let mut t = [0u8; 64];
     let mut i = 0;
     while i < 64 {

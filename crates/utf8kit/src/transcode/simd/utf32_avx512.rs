@@ -1,95 +1,493 @@
-//! AVX-512 UTF-8 → UTF-32 for input known to be valid.
+//! AVX-512 UTF-8 ⇄ UTF-32.
 //!
-//! 64 bytes per step, as [`super::utf16_avx512::utf8_to_utf16`]: an
-//! all-ASCII block widens 16 bytes at a time to `u32`; otherwise the block
-//! ends before its last lead, each quarter decodes the code point at every
-//! lead lane ([`code_points`]) and `vpcompressd` packs them.
+//! # UTF-8 → UTF-32 (input known to be valid)
+//!
+//! 64 bytes per step. An all-ASCII block widens 16 bytes at a time to
+//! `u32`. Otherwise the block converts the characters whose lead bytes lie
+//! in it, packed first and decoded after, so the work follows the number
+//! of characters rather than of bytes:
+//!
+//! 1. `vpcompressb` of `0, 1, …, 63` by the lead mask: the lead positions;
+//! 2. for each 16 of them, `vpermb` spreads each position over a 32-bit
+//!    lane (plus `0, 1, 2, 3`) and `vpermt2b` gathers the 4 bytes from the
+//!    lead on, from the block and the 3 bytes after it;
+//! 3. [`decode_lanes`]: a `pshufb` by the lead's high nibble gives the
+//!    lead's payload mask and the final shift, `vpmaddubsw` and `vpmaddwd`
+//!    join the 6-bit groups, `vpsrlvd` drops the bytes past the character.
+//!
+//! A block that starts inside a character skips its continuation bytes
+//! (they are not leads): the step before converted that character. The
+//! wrappers convert an ASCII start with the `ASCII_ONLY` flavour before
+//! validating, and validate the rest a 16 KiB chunk at a time.
+//!
+//! # UTF-32 → UTF-8 (validating, or replacing with U+FFFD)
+//!
+//! 32 values (two registers) per step, by the larger value of each lane
+//! pair (`vpmaxud`):
+//!
+//! * all below `80`: `vpermt2b` gathers the low byte of every lane, one
+//!   32-byte store;
+//! * all below `800`: `vpermt2w` packs the 32 values into 16-bit lanes; each
+//!   lane becomes its ASCII byte or its two-byte encoding, and `vpcompressb`
+//!   keeps the first byte of an ASCII lane and both bytes of the others;
+//! * otherwise the block is checked (surrogates `D800..=DFFF` and values
+//!   above `10FFFF`): with an invalid value the strict kernel stops before
+//!   the block (the scalar kernel reports the exact error from there) and
+//!   the lossy kernel replaces those lanes with `FFFD`. Then each register
+//!   is encoded in its 32-bit lanes ([`encode16`]: `vpmultishiftqb`
+//!   lays out `cp >> 18, cp >> 12, cp >> 6, cp`, per-length blends of
+//!   marker bits finish the bytes and `vpcompressb` keeps the last 1–4 of
+//!   each lane).
+//!
+//! The last step reads the values left with masked loads (absent lanes
+//! produce nothing). Each step computes its byte count before it stores,
+//! stops if that does not fit in the room left, and masks its stores to
+//! the bytes produced, so nothing is written past the converted output and
+//! the scalar kernel only takes over at an invalid value (strict) or when
+//! the output is full.
 
 use super::Progress;
-use super::utf16_avx512::{code_points, next3};
+use super::utf16_avx512::{A_AND_B_OR_C, A_OR_B_AND_C, MULTISHIFT, table};
 use core::arch::x86_64::*;
 
-/// Converts valid UTF-8 to UTF-32 at `dst`, as far as whole blocks go.
+/// `0, 1, 2, …, 63`: compressed by the lead mask, the lead positions.
+static IOTA: [u8; 64] = {
+    let mut t = [0u8; 64];
+    let mut i = 0;
+    while i < 64 {
+        t[i] = i as u8;
+        i += 1;
+    }
+    t
+};
+
+/// `vpermb` indices spreading bytes `16 * g .. 16 * g + 16` (lead
+/// positions) over the 32-bit lanes, each byte 4 times, plus `0, 1, 2, 3`
+/// within the lane: the indices of the 4 bytes from each lead on.
+static SPREAD: [[u8; 64]; 4] = {
+    let mut t = [[0u8; 64]; 4];
+    let mut g = 0;
+    while g < 4 {
+        let mut i = 0;
+        while i < 64 {
+            t[g][i] = (16 * g + i / 4) as u8;
+            i += 1;
+        }
+        g += 1;
+    }
+    t
+};
+
+/// Per lead byte's high nibble (`pshufb` table, repeated per 128-bit lane):
+/// the bits of the lead that belong to the code point.
+static LEAD_BITS: [u8; 64] = {
+    let row = [
+        0x7F, 0x7F, 0x7F, 0x7F, 0x7F, 0x7F, 0x7F, 0x7F, 0, 0, 0, 0, 0x1F, 0x1F, 0x0F, 0x07,
+    ];
+    let mut t = [0u8; 64];
+    let mut i = 0;
+    while i < 64 {
+        t[i] = row[i % 16];
+        i += 1;
+    }
+    t
+};
+
+/// Per lead byte's high nibble: how far right the 4-byte decoding of the
+/// lane must shift (6 bits per missing continuation byte).
+static LEAD_SHIFT: [u8; 64] = {
+    let row = [18, 18, 18, 18, 18, 18, 18, 18, 0, 0, 0, 0, 12, 12, 6, 0];
+    let mut t = [0u8; 64];
+    let mut i = 0;
+    while i < 64 {
+        t[i] = row[i % 16];
+        i += 1;
+    }
+    t
+};
+
+/// Decodes the character whose bytes start each 32-bit lane of `lanes`
+/// (lead in byte 0, then the bytes after it, whichever they are).
+///
+/// With `b0..b3` the lead's payload bits and the low 6 bits of the next
+/// three bytes, `vpmaddubsw` makes `b0 << 6 | b1` and `b2 << 6 | b3`,
+/// `vpmaddwd` joins them to `b0 << 18 | b1 << 12 | b2 << 6 | b3` (a 4-byte
+/// character), and a shift by 6 bits per byte the character lacks drops the
+/// bytes after it.
+#[target_feature(enable = "avx512f,avx512bw")]
+#[inline]
+fn decode_lanes(lanes: __m512i) -> __m512i {
+    // The lead's high nibble in byte 0 of each lane; bytes 1..3 get bit 7,
+    // which makes `pshufb` give 0 for them.
+    let nibble = _mm512_ternarylogic_epi32::<A_AND_B_OR_C>(
+        _mm512_srli_epi32::<4>(lanes),
+        _mm512_set1_epi32(0x0F),
+        _mm512_set1_epi32(0x8080_8000u32 as i32),
+    );
+    let lead_bits = _mm512_shuffle_epi8(table(&LEAD_BITS), nibble);
+    let shift = _mm512_shuffle_epi8(table(&LEAD_SHIFT), nibble);
+    // lanes & (lead_bits | 3F3F3F00)
+    let payload = _mm512_ternarylogic_epi32::<A_AND_B_OR_C_INNER>(
+        lanes,
+        lead_bits,
+        _mm512_set1_epi32(0x3F3F_3F00),
+    );
+    let pairs = _mm512_maddubs_epi16(payload, _mm512_set1_epi16(0x0140));
+    let joined = _mm512_madd_epi16(pairs, _mm512_set1_epi32(0x0001_1000));
+    _mm512_srlv_epi32(joined, shift)
+}
+
+/// Widens the first `step <= 64` bytes of the ASCII block `v` to `u32` at
+/// `out`.
+///
+/// # Safety
+///
+/// * `step` values at `out` are writable.
+#[target_feature(enable = "avx512f,avx512bw,bmi2")]
+#[inline]
+unsafe fn widen_ascii(v: __m512i, step: usize, out: *mut u32) {
+    let quarter = |q: usize| match q {
+        0 => _mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32::<0>(v)),
+        1 => _mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32::<1>(v)),
+        2 => _mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32::<2>(v)),
+        _ => _mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32::<3>(v)),
+    };
+    if step == 64 {
+        // SAFETY: 64 values at `out` are writable.
+        unsafe {
+            _mm512_storeu_si512(out.cast(), quarter(0));
+            _mm512_storeu_si512(out.add(16).cast(), quarter(1));
+            _mm512_storeu_si512(out.add(32).cast(), quarter(2));
+            _mm512_storeu_si512(out.add(48).cast(), quarter(3));
+        }
+    } else {
+        for q in 0..4 {
+            let count = _bzhi_u32(0xFFFF, step.saturating_sub(16 * q) as u32) as u16;
+            // SAFETY: the mask enables the values `16 * q..step` only, which
+            // are writable; masked-off lanes are not written.
+            unsafe { _mm512_mask_storeu_epi32(out.add(16 * q).cast(), count, quarter(q)) };
+        }
+    }
+}
+
+/// `vpternlogd` truth table for `a & (b | c)`.
+const A_AND_B_OR_C_INNER: i32 = 0xF0 & (0xCC | 0xAA);
+
+/// Converts valid UTF-8 to UTF-32 at `dst`, as far as the room goes.
+///
+/// 64 bytes per step (the last one masked to the bytes left). An all-ASCII
+/// step widens its bytes. Otherwise the step converts the characters whose
+/// lead bytes lie in it: `vpcompressb` packs the lead positions,
+/// `vpermt2b` gathers the 4 bytes from each lead on (from the block and the
+/// 3 bytes after it) into a 32-bit lane, 16 characters at a time, and
+/// [`decode_lanes`] turns them into code points. A block that starts inside
+/// a character skips its continuation bytes: the previous step converted
+/// that character.
 ///
 /// # Safety
 ///
 /// * The CPU supports the enabled features.
 /// * `dst` is valid for writes of `cap` values.
 ///
-/// `src` should be valid UTF-8 (else the output is meaningless, but every
-/// access stays in bounds).
+/// With `ASCII_ONLY` it stops at the first block that is not all ASCII
+/// instead, and `src` may be anything. Otherwise `src` should be valid
+/// UTF-8 (else the output is meaningless, but every access stays in
+/// bounds).
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi1,bmi2,popcnt")]
-pub(crate) unsafe fn utf8_to_utf32(src: &[u8], dst: *mut u32, cap: usize) -> Progress {
+pub(crate) unsafe fn utf8_to_utf32<const ASCII_ONLY: bool>(
+    src: &[u8],
+    dst: *mut u32,
+    cap: usize,
+) -> Progress {
     let mut i = 0;
     let mut o = 0;
-    // A step reads 64 bytes and writes at most 64 values, as four stores of
-    // 16, each at most 16 values after the previous.
-    while src.len() - i >= 64 && cap - o >= 64 {
-        // SAFETY: `i + 64 <= src.len()`.
-        let v = unsafe { _mm512_loadu_si512(src.as_ptr().add(i).cast()) };
-        // SAFETY: `o + 64 <= cap`.
+    while i < src.len() {
+        let left = src.len() - i;
+        // SAFETY: `i < src.len()`.
+        let p = unsafe { src.as_ptr().add(i) };
+        let (v, present) = if left >= 64 {
+            // SAFETY: bytes `i..i + 64` are readable.
+            (unsafe { _mm512_loadu_si512(p.cast()) }, u64::MAX)
+        } else {
+            let present = !(u64::MAX << left);
+            // SAFETY: the mask enables the `left` readable bytes only;
+            // masked-off bytes are not read and cannot fault, and load 0.
+            (
+                unsafe { _mm512_maskz_loadu_epi8(present, p.cast()) },
+                present,
+            )
+        };
+        let step = left.min(64);
+        let room = cap - o;
+        // SAFETY: `o <= cap`; the stores below write at most `room` values.
         let out = unsafe { dst.add(o) };
         if _mm512_movepi8_mask(v) == 0 {
-            // SAFETY: 64 values at `out` are writable.
-            unsafe {
-                _mm512_storeu_si512(
-                    out.cast(),
-                    _mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32::<0>(v)),
-                );
-                _mm512_storeu_si512(
-                    out.add(16).cast(),
-                    _mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32::<1>(v)),
-                );
-                _mm512_storeu_si512(
-                    out.add(32).cast(),
-                    _mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32::<2>(v)),
-                );
-                _mm512_storeu_si512(
-                    out.add(48).cast(),
-                    _mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32::<3>(v)),
-                );
+            // ASCII (absent bytes are zeros and come last).
+            if step > room {
+                break;
             }
-            i += 64;
-            o += 64;
+            // SAFETY: `step <= room` values at `out` are writable.
+            unsafe { widen_ascii(v, step, out) };
+            i += step;
+            o += step;
             continue;
         }
-        let leads = _mm512_cmpgt_epi8_mask(v, _mm512_set1_epi8(-65));
-        let end = 63u32.saturating_sub(leads.leading_zeros());
-        if end == 0 {
+        if ASCII_ONLY {
             break;
         }
-        let m = leads & !(u64::MAX << end);
-        let (n1, n2, n3) = next3(v);
-        let two = _mm512_cmpge_epu8_mask(v, _mm512_set1_epi8(0xC0u8 as i8));
-        let three = _mm512_cmpge_epu8_mask(v, _mm512_set1_epi8(0xE0u8 as i8));
-        let four = _mm512_cmpge_epu8_mask(v, _mm512_set1_epi8(0xF0u8 as i8));
-        let mut n = 0;
-        macro_rules! quarter {
-            ($q:literal) => {{
-                let s = 16 * $q;
-                let lead = (m >> s) as u16;
-                let cp = code_points::<$q>(
-                    v,
-                    n1,
-                    n2,
-                    n3,
-                    (two >> s) as u16,
-                    (three >> s) as u16,
-                    (four >> s) as u16,
-                );
-                // SAFETY: `n <= 48` values so far, so `n + 16 <= 64`.
-                unsafe {
-                    _mm512_storeu_si512(out.add(n).cast(), _mm512_maskz_compress_epi32(lead, cp))
-                };
-                n += lead.count_ones() as usize;
-            }};
+        // Lead bytes (not 80..=BF as i8 -128..=-65) among the bytes present.
+        let leads = _mm512_mask_cmpgt_epi8_mask(present, v, _mm512_set1_epi8(-65));
+        let n = leads.count_ones() as usize;
+        if n > room {
+            break;
         }
-        quarter!(0);
-        quarter!(1);
-        quarter!(2);
-        quarter!(3);
-        i += end as usize;
+        // The (at most 3) bytes after the block, for its last character.
+        let after = if left > 64 {
+            // (`bzhi` reads only the low 8 bits of the index: clamp it.)
+            let mask = _bzhi_u64(0b111, (left - 64).min(3) as u32);
+            // SAFETY: the mask enables bytes `i + 64..` up to `src.len()`,
+            // at most 3; masked-off bytes are not read and cannot fault.
+            unsafe { _mm512_maskz_loadu_epi8(mask, p.add(64).cast()) }
+        } else {
+            _mm512_setzero_si512()
+        };
+        let positions = _mm512_maskz_compress_epi8(leads, table(&IOTA));
+        let mut g = 0;
+        while 16 * g < n {
+            let index = _mm512_add_epi8(
+                _mm512_permutexvar_epi8(table(&SPREAD[g & 3]), positions),
+                _mm512_set1_epi32(0x0302_0100),
+            );
+            let lanes = _mm512_permutex2var_epi8(v, index, after);
+            let cp = decode_lanes(lanes);
+            let count = _bzhi_u32(0xFFFF, (n - 16 * g) as u32) as u16;
+            // SAFETY: the mask enables values `16 * g..n` of `out`, and
+            // `n <= room` values at `out` are writable.
+            unsafe { _mm512_mask_storeu_epi32(out.add(16 * g).cast(), count, cp) };
+            g += 1;
+        }
+        i += step;
         o += n;
+    }
+    // A stop inside a character (whose lead an earlier step converted):
+    // report the next character boundary. (The ASCII-only kernel stops at
+    // a block that follows ASCII, a boundary.)
+    let skip = if ASCII_ONLY {
+        0
+    } else {
+        src.get(i..)
+            .unwrap_or_default()
+            .iter()
+            .take(3)
+            .take_while(|&&b| (b as i8) < -64)
+            .count()
+    };
+    Progress {
+        read: i + skip,
+        written: o,
+    }
+}
+
+/// `vpermt2b` indices gathering byte 0 of the 32 dwords of two registers
+/// (the first 32 bytes of the result; the rest are don't-care).
+static PACK8: [u8; 64] = {
+    let mut t = [0u8; 64];
+    let mut i = 0;
+    while i < 32 {
+        t[i] = (4 * i) as u8;
+        i += 1;
+    }
+    t
+};
+
+/// `vpermt2w` indices gathering word 0 of the 32 dwords of two registers.
+static PACK16: [u8; 64] = {
+    let mut t = [0u8; 64];
+    let mut i = 0;
+    while i < 32 {
+        // Word index `2 * i`, little-endian.
+        t[2 * i] = (2 * i) as u8;
+        i += 1;
+    }
+    t
+};
+
+/// Lanes of `v` holding a surrogate or a value above `10FFFF`.
+#[target_feature(enable = "avx512f")]
+#[inline]
+fn invalid_lanes(v: __m512i) -> u16 {
+    let above = _mm512_cmpgt_epu32_mask(v, _mm512_set1_epi32(0x10_FFFF));
+    let surrogate = _mm512_cmpeq_epi32_mask(
+        _mm512_and_si512(v, _mm512_set1_epi32(0xFFFF_F800u32 as i32)),
+        _mm512_set1_epi32(0xD800),
+    );
+    above | surrogate
+}
+
+/// Stores the first `n <= 64` bytes of `v` at `out`.
+///
+/// # Safety
+///
+/// * `n` bytes at `out` are writable.
+#[target_feature(enable = "avx512f,avx512bw,bmi2")]
+#[inline]
+unsafe fn store_prefix(out: *mut u8, v: __m512i, n: usize) {
+    // `bzhi` with an index of 64 keeps all bits.
+    let mask = _bzhi_u64(u64::MAX, n as u32);
+    // SAFETY: the mask enables bytes `0..n`, which the caller makes
+    // writable; masked-off bytes are not written and cannot fault.
+    unsafe { _mm512_mask_storeu_epi8(out.cast(), mask, v) };
+}
+
+/// The UTF-8 of the values of `cp` in the lanes `present` (a prefix of the
+/// lanes), packed at the start of the result, and its length (at most 64).
+/// The lanes are scalar values (else the bytes are meaningless).
+///
+/// `vpmultishiftqb` lays out `cp >> 18, cp >> 12, cp >> 6, cp` (byte 0
+/// first) in each lane. The lead byte of an n-byte character is then the
+/// (4 - n)th byte, and already fits under its marker bits (`cp >> 6 < 20`
+/// for 2 bytes, `cp >> 12 < 10` for 3, `cp >> 18 < 5` for 4); every byte of
+/// a non-ASCII lane keeps its low 6 bits and gets the marker bits of its
+/// length, one blend per length; an ASCII lane stays as it is. The bytes
+/// kept are the last 1–4 of each lane, a mask `pdep` builds from the three
+/// comparisons.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi1,bmi2,popcnt")]
+#[inline]
+fn encode16(cp: __m512i, present: u16) -> (__m512i, usize) {
+    let wide = _mm512_cmpge_epu32_mask(cp, _mm512_set1_epi32(0x80));
+    let three = _mm512_cmpge_epu32_mask(cp, _mm512_set1_epi32(0x800));
+    let four = _mm512_cmpge_epu32_mask(cp, _mm512_set1_epi32(0x1_0000));
+    // Marker bits, byte 0 first: 2 bytes `.. .. C0 80`, 3 bytes
+    // `.. E0 80 80`, 4 bytes `F0 80 80 80`.
+    let marks = _mm512_maskz_mov_epi32(wide, _mm512_set1_epi32(0x80C0_0000u32 as i32));
+    let marks = _mm512_mask_mov_epi32(marks, three, _mm512_set1_epi32(0x8080_E000u32 as i32));
+    let marks = _mm512_mask_mov_epi32(marks, four, _mm512_set1_epi32(0x8080_80F0u32 as i32));
+    let payload =
+        _mm512_mask_mov_epi32(_mm512_set1_epi32(-1), wide, _mm512_set1_epi32(0x3F3F_3F3F));
+    let bits = _mm512_multishift_epi64_epi8(table(&MULTISHIFT), cp);
+    let bytes = _mm512_ternarylogic_epi32::<A_AND_B_OR_C>(bits, payload, marks);
+    // Byte 3 of every present lane, byte 2 of the wide ones, byte 1 of the
+    // 3- and 4-byte ones, byte 0 of the 4-byte ones.
+    let keep = _pdep_u64(u64::from(present), 0x8888_8888_8888_8888)
+        | _pdep_u64(u64::from(wide), 0x4444_4444_4444_4444)
+        | _pdep_u64(u64::from(three), 0x2222_2222_2222_2222)
+        | _pdep_u64(u64::from(four), 0x1111_1111_1111_1111);
+    (
+        _mm512_maskz_compress_epi8(keep, bytes),
+        keep.count_ones() as usize,
+    )
+}
+
+/// Converts UTF-32 to UTF-8 at `dst`, 32 values a step (the last step
+/// masked to the values left), while the step's output fits in the room
+/// left. The strict kernel (`LOSSY = false`) also stops before a step
+/// holding an invalid value; the lossy one writes U+FFFD for it.
+///
+/// # Safety
+///
+/// * The CPU supports the enabled features.
+/// * `dst` is valid for writes of `cap` bytes.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi1,bmi2,popcnt")]
+pub(crate) unsafe fn utf32_to_utf8<const LOSSY: bool>(
+    src: &[u32],
+    dst: *mut u8,
+    cap: usize,
+) -> Progress {
+    let mut i = 0;
+    let mut o = 0;
+    while i < src.len() {
+        let left = src.len() - i;
+        // SAFETY: values `i..src.len()` are readable.
+        let p = unsafe { src.as_ptr().add(i) };
+        // The lanes present: values `i..i + 32` or the `left < 32` ones.
+        let (a, b, present) = if left >= 32 {
+            // SAFETY: values `i..i + 32` are readable.
+            unsafe {
+                (
+                    _mm512_loadu_si512(p.cast()),
+                    _mm512_loadu_si512(p.add(16).cast()),
+                    u32::MAX,
+                )
+            }
+        } else {
+            let present = !(u32::MAX << left);
+            // SAFETY: the masks enable the `left` readable values only
+            // (lanes `0..left` of the pair); masked-off lanes are not read
+            // and cannot fault, and load zeros.
+            unsafe {
+                (
+                    _mm512_maskz_loadu_epi32(present as u16, p.cast()),
+                    _mm512_maskz_loadu_epi32((present >> 16) as u16, p.add(16).cast()),
+                    present,
+                )
+            }
+        };
+        let step = left.min(32);
+        let room = cap - o;
+        // SAFETY: `o <= cap`; every store below is of at most `room` bytes.
+        let out = unsafe { dst.add(o) };
+        let max = _mm512_max_epu32(a, b);
+        if _mm512_cmpge_epu32_mask(max, _mm512_set1_epi32(0x80)) == 0 {
+            // ASCII (absent lanes are zeros, and come last).
+            if step > room {
+                break;
+            }
+            let bytes = _mm512_permutex2var_epi8(a, table(&PACK8), b);
+            // SAFETY: `step <= room` bytes at `out` are writable.
+            unsafe { store_prefix(out, bytes, step) };
+            i += step;
+            o += step;
+            continue;
+        }
+        if _mm512_cmpge_epu32_mask(max, _mm512_set1_epi32(0x800)) == 0 {
+            // 16-bit lanes: a two-byte lane holds C0 | u >> 6 then
+            // 80 | u & 3F, an ASCII lane its byte then a zero the compress
+            // drops, an absent lane nothing.
+            let v = _mm512_permutex2var_epi16(a, table(&PACK16), b);
+            let wide = _mm512_cmpge_epu16_mask(v, _mm512_set1_epi16(0x80));
+            let t = _mm512_ternarylogic_epi32::<A_OR_B_AND_C>(
+                _mm512_srli_epi16::<6>(v),
+                _mm512_slli_epi16::<8>(v),
+                _mm512_set1_epi16(0x3F00),
+            );
+            let t = _mm512_or_si512(t, _mm512_set1_epi16(0x80C0u16 as i16));
+            let r = _mm512_mask_mov_epi16(v, wide, t);
+            let keep = (0x5555_5555_5555_5555 | _pdep_u64(u64::from(wide), 0xAAAA_AAAA_AAAA_AAAA))
+                & _bzhi_u64(u64::MAX, 2 * step as u32);
+            let n = keep.count_ones() as usize;
+            if n > room {
+                break;
+            }
+            // SAFETY: `n <= room` bytes at `out` are writable.
+            unsafe { store_prefix(out, _mm512_maskz_compress_epi8(keep, r), n) };
+            i += step;
+            o += n;
+            continue;
+        }
+        let (mut a, mut b) = (a, b);
+        // Checked without first asking whether any value reaches D800: in
+        // CJK text that depends on a few punctuation marks per block, a
+        // branch that mispredicts. Absent lanes are zeros, which are valid.
+        let (bad_a, bad_b) = (invalid_lanes(a), invalid_lanes(b));
+        if bad_a | bad_b != 0 {
+            if !LOSSY {
+                break;
+            }
+            a = _mm512_mask_mov_epi32(a, bad_a, _mm512_set1_epi32(0xFFFD));
+            b = _mm512_mask_mov_epi32(b, bad_b, _mm512_set1_epi32(0xFFFD));
+        }
+        let (lo, n0) = encode16(a, present as u16);
+        let (hi, n1) = encode16(b, (present >> 16) as u16);
+        if n0 + n1 > room {
+            break;
+        }
+        // SAFETY: `n0 + n1 <= room` bytes at `out` are writable.
+        unsafe {
+            store_prefix(out, lo, n0);
+            store_prefix(out.add(n0), hi, n1);
+        }
+        i += step;
+        o += n0 + n1;
     }
     Progress {
         read: i,

@@ -1,0 +1,73 @@
+//! Counting the characters of UTF-8 text: utf8kit against simdutf (C++), the `bytecount`
+//! crate and std.
+//!
+//! Every contender counts the bytes that are not continuation bytes; for valid UTF-8 that
+//! is `str::chars().count()`. The operation is defined on text only, so `--check` runs it
+//! on the valid inputs alone ([`Operation::valid_only`]), and the contenders that take a
+//! `&str` view the input as text without checking it again (see [`text`]).
+
+use super::{Contender, Operation, Ratio, Role, RowKey, Shape, Summary};
+use crate::inputs::{Encoding, Kind};
+
+const UTF8KIT: &str = "utf8kit::transcode::count_chars";
+const SCALAR: &str = "utf8kit scalar count_chars";
+const SIMDUTF: &str = "simdutf::count_utf8";
+const BYTECOUNT: &str = "bytecount::num_chars";
+const STD: &str = "std str::chars().count()";
+
+/// The benchmark input as text.
+///
+/// Every input the harness builds is valid UTF-8 ([`crate::inputs`] checks the corpus
+/// files and generates whole characters, cutting at character boundaries), and `--check`
+/// runs a [`valid_only`](Operation::valid_only) operation on the valid inputs alone. The
+/// debug assertion re-checks that in debug builds.
+#[allow(
+    unsafe_code,
+    reason = "the timed contenders must not validate the input they count"
+)]
+fn text(s: &[u8]) -> &str {
+    debug_assert!(std::str::from_utf8(s).is_ok());
+    // SAFETY: `s` is valid UTF-8: this operation only ever sees the harness's inputs,
+    // which are all valid (see above).
+    unsafe { std::str::from_utf8_unchecked(s) }
+}
+
+/// The character-count operation.
+pub fn operation() -> Operation {
+    Operation::new("count", Encoding::Utf8, STD)
+        .valid_only()
+        .contender(Contender::utf8(UTF8KIT, "utf8kit", Role::Ours, |s| {
+            utf8kit::transcode::count_chars(text(s))
+        }))
+        .contender(Contender::utf8(SCALAR, "scalar", Role::Ours, |s| {
+            utf8kit::transcode::count_chars_with(utf8kit::Kernel::Scalar, text(s))
+                .unwrap_or_default()
+        }))
+        .contender(Contender::utf8(SIMDUTF, "simdutf", Role::Peer, |s| {
+            simdutf::count_utf8(s)
+        }))
+        .contender(Contender::utf8(BYTECOUNT, "bytecount", Role::Peer, |s| {
+            bytecount::num_chars(s)
+        }))
+        .contender(Contender::utf8(STD, "std", Role::Peer, |s| {
+            text(s).chars().count()
+        }))
+        .ratio(Ratio::best_peer("÷best", UTF8KIT))
+        .ratio(Ratio::of("÷simdutf", UTF8KIT, SIMDUTF))
+        .ratio(Ratio::of("÷bytecount", UTF8KIT, BYTECOUNT))
+        .ratio(Ratio::of("scalar÷std", SCALAR, STD))
+        .summary(Summary {
+            title: "utf8kit ÷ the faster of simdutf and bytecount (÷best), geomean over the non-Latin lipsum files",
+            ratio: "÷best",
+            rows: RowKey::is_non_latin_lipsum,
+            shape: Shape::GeomeanBySize,
+        })
+        .summary(Summary {
+            title: "utf8kit ÷ best peer, every lipsum file",
+            ratio: "÷best",
+            rows: |k| k.kind == Kind::Lipsum,
+            shape: Shape::Matrix,
+        })
+        .note("utf8kit = utf8kit::transcode::count_chars (the detected kernel); scalar = count_chars_with(Kernel::Scalar)")
+        .note("simdutf = simdutf::count_utf8; bytecount = bytecount::num_chars (feature runtime-dispatch-simd); std = str::chars().count()")
+}

@@ -1,0 +1,153 @@
+//! AVX-512 character counts (F and BW): the characters of UTF-8 and the
+//! UTF-8 length of UTF-32.
+//!
+//! # Characters of UTF-8
+//!
+//! A byte starts a character unless it is a continuation byte, which as an
+//! `i8` is `-128..=-65`: one compare against `-65` per 64 bytes gives a
+//! mask of the lead bytes. Four registers a step each add 1 to their own
+//! byte counters under that mask (`vpaddb` with a write mask; no `popcnt`
+//! and no `kmov` per register), and every 255 steps (before a byte counter
+//! can wrap) `vpsadbw` sums the counters into 64-bit lanes.
+
+use core::arch::x86_64::*;
+
+/// Steps between two flushes of the byte counters: each counter gains at
+/// most 1 per step, so 255 steps cannot wrap it.
+const FLUSH: usize = 255;
+
+/// The sum of the 64 bytes of `v`.
+#[target_feature(enable = "avx512f,avx512bw")]
+#[inline]
+fn sum_bytes(v: __m512i) -> u64 {
+    let lanes = _mm512_sad_epu8(v, _mm512_setzero_si512());
+    _mm512_reduce_add_epi64(lanes) as u64
+}
+
+/// Adds 1 to each byte of `acc` where `v` holds a byte that starts a
+/// character (not `80..=BF`) and `present` has its bit set.
+#[target_feature(enable = "avx512f,avx512bw")]
+#[inline]
+fn add_leads(acc: __m512i, v: __m512i, present: u64) -> __m512i {
+    let lead = _mm512_mask_cmpgt_epi8_mask(present, v, _mm512_set1_epi8(-65));
+    _mm512_mask_sub_epi8(acc, lead, acc, _mm512_set1_epi8(-1))
+}
+
+/// The number of bytes of `bytes` that are not continuation bytes
+/// (`80..=BF`): the number of characters of valid UTF-8.
+///
+/// # Safety
+///
+/// * The CPU supports the enabled features.
+#[target_feature(enable = "avx512f,avx512bw")]
+pub(crate) unsafe fn count_chars(bytes: &[u8]) -> usize {
+    let (blocks, tail) = bytes.as_chunks::<256>();
+    let mut n = 0u64;
+    for group in blocks.chunks(FLUSH) {
+        let zero = _mm512_setzero_si512();
+        let (mut c0, mut c1, mut c2, mut c3) = (zero, zero, zero, zero);
+        for block in group {
+            let p = block.as_ptr();
+            // SAFETY: `block` is 256 readable bytes.
+            let (v0, v1, v2, v3) = unsafe {
+                (
+                    _mm512_loadu_si512(p.cast()),
+                    _mm512_loadu_si512(p.add(64).cast()),
+                    _mm512_loadu_si512(p.add(128).cast()),
+                    _mm512_loadu_si512(p.add(192).cast()),
+                )
+            };
+            c0 = add_leads(c0, v0, u64::MAX);
+            c1 = add_leads(c1, v1, u64::MAX);
+            c2 = add_leads(c2, v2, u64::MAX);
+            c3 = add_leads(c3, v3, u64::MAX);
+        }
+        // Every counter byte is at most 255; `vpsadbw` sums each register.
+        n += sum_bytes(c0) + sum_bytes(c1) + sum_bytes(c2) + sum_bytes(c3);
+    }
+    // At most 4 more registers, the last one masked to the bytes present:
+    // each counter gains at most 4.
+    let mut acc = _mm512_setzero_si512();
+    for part in tail.chunks(64) {
+        // `part` is 1..=64 bytes long.
+        let present = u64::MAX >> (64 - part.len());
+        // SAFETY: the mask enables the `part.len() <= 64` readable bytes
+        // only; masked-off bytes are not read and cannot fault.
+        let v = unsafe { _mm512_maskz_loadu_epi8(present, part.as_ptr().cast()) };
+        acc = add_leads(acc, v, present);
+    }
+    (n + sum_bytes(acc)) as usize
+}
+
+/// Adds 1 to each 32-bit lane of `acc` whose bit is set in `k`.
+#[target_feature(enable = "avx512f")]
+#[inline]
+fn add_where(acc: __m512i, k: u16) -> __m512i {
+    _mm512_mask_sub_epi32(acc, k, acc, _mm512_set1_epi32(-1))
+}
+
+/// How many of the lanes of `v` (enabled in `present`) need more than 1,
+/// 2 and 3 bytes in UTF-8, each adding 1 to its lane of `acc`: a lane
+/// `>= 80`, `>= 800`, and `10000..=10FFFF` (surrogates and values above
+/// `10FFFF` count 3, the length of U+FFFD).
+#[target_feature(enable = "avx512f")]
+#[inline]
+fn add_extra(acc: __m512i, v: __m512i, present: u16) -> __m512i {
+    let two = _mm512_mask_cmpge_epu32_mask(present, v, _mm512_set1_epi32(0x80));
+    let three = _mm512_mask_cmpge_epu32_mask(present, v, _mm512_set1_epi32(0x800));
+    let four = _mm512_mask_cmplt_epu32_mask(
+        present,
+        _mm512_sub_epi32(v, _mm512_set1_epi32(0x1_0000)),
+        _mm512_set1_epi32(0x10_0000),
+    );
+    add_where(add_where(add_where(acc, two), three), four)
+}
+
+/// Steps between two flushes of the 32-bit counters of
+/// [`utf8_len_from_utf32`] (each gains at most 3 a step).
+const FLUSH32: usize = 1 << 24;
+
+/// The number of UTF-8 bytes `units` convert to, each value that is not a
+/// scalar value counting 3 (U+FFFD), as the scalar
+/// [`utf8_len_from_utf32`](crate::transcode::utf8_len_from_utf32).
+///
+/// # Safety
+///
+/// * The CPU supports the enabled features.
+#[target_feature(enable = "avx512f,avx512bw")]
+pub(crate) unsafe fn utf8_len_from_utf32(units: &[u32]) -> usize {
+    let (blocks, tail) = units.as_chunks::<64>();
+    let mut n = units.len();
+    let sum = |v: __m512i| _mm512_reduce_add_epi32(v) as u32 as usize;
+    for group in blocks.chunks(FLUSH32) {
+        let zero = _mm512_setzero_si512();
+        let (mut c0, mut c1, mut c2, mut c3) = (zero, zero, zero, zero);
+        for block in group {
+            let p = block.as_ptr();
+            // SAFETY: `block` is 64 readable values.
+            let (v0, v1, v2, v3) = unsafe {
+                (
+                    _mm512_loadu_si512(p.cast()),
+                    _mm512_loadu_si512(p.add(16).cast()),
+                    _mm512_loadu_si512(p.add(32).cast()),
+                    _mm512_loadu_si512(p.add(48).cast()),
+                )
+            };
+            c0 = add_extra(c0, v0, u16::MAX);
+            c1 = add_extra(c1, v1, u16::MAX);
+            c2 = add_extra(c2, v2, u16::MAX);
+            c3 = add_extra(c3, v3, u16::MAX);
+        }
+        // Each lane is at most 3 * 2^24, a counter's sum at most 3 * 2^28.
+        n += sum(c0) + sum(c1) + sum(c2) + sum(c3);
+    }
+    let mut acc = _mm512_setzero_si512();
+    for part in tail.chunks(16) {
+        let present = !(u32::MAX << part.len()) as u16;
+        // SAFETY: the mask enables the `part.len() <= 16` readable values
+        // only; masked-off lanes are not read and cannot fault.
+        let v = unsafe { _mm512_maskz_loadu_epi32(present, part.as_ptr().cast()) };
+        acc = add_extra(acc, v, present);
+    }
+    n + sum(acc)
+}

@@ -1,0 +1,511 @@
+//! The SIMD UTF-32 → UTF-8 and UTF-8 → UTF-32 transcoders, the UTF-8
+//! length of UTF-32 and the character count, forced kernel by kernel, against std and the scalar
+//! kernel: every scalar value and every kind of invalid value around the
+//! SIMD block edges, an invalid value at every offset 0..=200 of every
+//! lipsum text, random inputs, exact-size output buffers with a guard byte
+//! after them, and buffers that are too small.
+
+use std::path::PathBuf;
+
+use proptest::prelude::*;
+use utf8kit::Kernel;
+use utf8kit::transcode::{self as t, TranscodeError};
+
+/// A byte no kernel writes past the end of an exact-size buffer.
+const GUARD: u8 = 0xA5;
+
+/// Invalid UTF-32 values of every kind: surrogates at both ends and inside
+/// each half, the first values past U+10FFFF, and the top of the range.
+const INVALID: &[u32] = &[
+    0xD800,
+    0xDBFF,
+    0xDC00,
+    0xDFFF,
+    0xDA7F,
+    0x11_0000,
+    0x11_0001,
+    0x1F_FFFF,
+    0x7FFF_FFFF,
+    0x8000_0000,
+    0xFFFF_D800,
+    0xFFFF_FFFE,
+    u32::MAX,
+];
+
+/// What std makes of `units`: the first invalid value (index, value) or the
+/// string, and the lossy string (U+FFFD for each invalid value).
+fn oracle(units: &[u32]) -> (Result<String, (usize, u32)>, String) {
+    let lossy: String = units
+        .iter()
+        .map(|&v| char::from_u32(v).unwrap_or(char::REPLACEMENT_CHARACTER))
+        .collect();
+    let strict = match units.iter().position(|&v| char::from_u32(v).is_none()) {
+        Some(i) => Err((i, units[i])),
+        None => Ok(lossy.clone()),
+    };
+    (strict, lossy)
+}
+
+/// Checks UTF-32 → UTF-8 (strict and lossy) and the UTF-8 length under
+/// every kernel on `units`, and the dispatched public functions.
+fn check_utf32(units: &[u32]) {
+    let (strict, lossy) = oracle(units);
+    let need = lossy.len();
+    for kernel in Kernel::available() {
+        let ctx = || format!("{kernel}, {} values", units.len());
+        assert_eq!(
+            t::utf8_len_from_utf32_with(kernel, units),
+            Some(need),
+            "{} length",
+            ctx()
+        );
+
+        // Strict, exact size, guard after.
+        let mut out = vec![GUARD; need + 1];
+        let got = t::utf32_to_utf8_with(kernel, units, &mut out[..need]);
+        match &strict {
+            Ok(s) => {
+                assert_eq!(got, Some(Ok(need)), "{}", ctx());
+                assert_eq!(&out[..need], s.as_bytes(), "{}", ctx());
+            }
+            Err((index, value)) => match got {
+                Some(Err(TranscodeError::Invalid(e))) => {
+                    assert_eq!((e.index(), e.value()), (*index, *value), "{}", ctx());
+                }
+                other => panic!("{}: expected error at {index}, got {other:?}", ctx()),
+            },
+        }
+        assert_eq!(out[need], GUARD, "{}: wrote past the end", ctx());
+
+        // Lossy, exact size, guard after.
+        let mut out = vec![GUARD; need + 1];
+        let got = t::utf32_to_utf8_lossy_with(kernel, units, &mut out[..need]);
+        assert_eq!(got, Some(need), "{} lossy", ctx());
+        assert_eq!(&out[..need], lossy.as_bytes(), "{} lossy", ctx());
+        assert_eq!(out[need], GUARD, "{}: lossy wrote past the end", ctx());
+
+        // Too small by one byte and by half: the exact need, the prefix
+        // that fits, nothing past the slice.
+        for short in [need.saturating_sub(1), need / 2] {
+            if short >= need {
+                continue;
+            }
+            let mut out = vec![GUARD; short + 1];
+            let got = t::utf32_to_utf8_lossy_with(kernel, units, &mut out[..short]);
+            assert_eq!(got, Some(need), "{} lossy into {short}", ctx());
+            assert_eq!(&out[..short], &lossy.as_bytes()[..short], "{}", ctx());
+            assert_eq!(out[short], GUARD, "{}: lossy wrote past the end", ctx());
+            let mut out = vec![GUARD; short + 1];
+            let got = t::utf32_to_utf8_with(kernel, units, &mut out[..short]);
+            match &strict {
+                Ok(s) => {
+                    assert_eq!(
+                        got,
+                        Some(Err(TranscodeError::BufferTooSmall { needed: need })),
+                        "{} into {short}",
+                        ctx()
+                    );
+                    assert_eq!(&out[..short], &s.as_bytes()[..short], "{}", ctx());
+                }
+                Err((index, _)) => match got {
+                    Some(Err(TranscodeError::Invalid(e))) => assert_eq!(e.index(), *index),
+                    other => panic!("{}: expected error at {index}, got {other:?}", ctx()),
+                },
+            }
+            assert_eq!(out[short], GUARD, "{}: wrote past the end", ctx());
+        }
+    }
+
+    // The dispatched public functions.
+    assert_eq!(t::utf8_len_from_utf32(units), need);
+    assert_eq!(t::utf32_to_utf8_lossy(units), lossy);
+    let mut out = vec![GUARD; need + 1];
+    assert_eq!(
+        t::utf32_to_utf8_lossy_into(units, &mut out[..need]),
+        Ok(need)
+    );
+    assert_eq!(&out[..need], lossy.as_bytes());
+    assert_eq!(out[need], GUARD);
+    let mut out = vec![GUARD; need + 1];
+    let into = t::utf32_to_utf8_into(units, &mut out[..need]);
+    match (&strict, t::utf32_to_utf8(units)) {
+        (Ok(s), Ok(got)) => {
+            assert_eq!(&got, s);
+            assert_eq!(into, Ok(need));
+            assert_eq!(&out[..need], s.as_bytes());
+        }
+        (Err((index, value)), Err(e)) => {
+            assert_eq!((e.index(), e.value()), (*index, *value));
+            assert_eq!(into, Err(TranscodeError::Invalid(e)));
+        }
+        (want, got) => panic!("utf32_to_utf8: expected {want:?}, got {got:?}"),
+    }
+    assert_eq!(out[need], GUARD);
+}
+
+/// Checks UTF-8 → UTF-32 under every kernel on `bytes`: std's values into
+/// exact, larger and too-small buffers, or exactly `validate`'s error.
+fn check_utf8(bytes: &[u8]) {
+    let want: Result<Vec<u32>, _> =
+        std::str::from_utf8(bytes).map(|s| s.chars().map(u32::from).collect());
+    for kernel in Kernel::available() {
+        let ctx = || format!("{kernel}, {} bytes", bytes.len());
+        match &want {
+            Ok(values) => {
+                let n = values.len();
+                for extra in [0, 1, 70] {
+                    let mut out = vec![0xA5A5_A5A5u32; n + extra + 1];
+                    let got = t::utf8_to_utf32_with(kernel, bytes, &mut out[..n + extra]);
+                    assert_eq!(got, Some(Ok(n)), "{}", ctx());
+                    assert_eq!(&out[..n], &values[..], "{}", ctx());
+                    assert!(
+                        out[n..].iter().all(|&g| g == 0xA5A5_A5A5),
+                        "{}: wrote past the output",
+                        ctx()
+                    );
+                }
+                for short in [n.saturating_sub(1), n / 2, n.saturating_sub(65)] {
+                    if short >= n {
+                        continue;
+                    }
+                    let mut out = vec![0xA5A5_A5A5u32; short + 1];
+                    let got = t::utf8_to_utf32_with(kernel, bytes, &mut out[..short]);
+                    assert_eq!(
+                        got,
+                        Some(Err(TranscodeError::BufferTooSmall { needed: n })),
+                        "{} into {short}",
+                        ctx()
+                    );
+                    assert_eq!(&out[..short], &values[..short], "{}", ctx());
+                    assert_eq!(out[short], 0xA5A5_A5A5, "{}: wrote past the end", ctx());
+                }
+            }
+            Err(_) => {
+                let expected = utf8kit::validate(bytes).unwrap_err();
+                let mut out = vec![0u32; bytes.len()];
+                let got = t::utf8_to_utf32_with(kernel, bytes, &mut out);
+                assert_eq!(
+                    got,
+                    Some(Err(TranscodeError::Invalid(expected))),
+                    "{}",
+                    ctx()
+                );
+            }
+        }
+    }
+    match &want {
+        Ok(values) => assert_eq!(t::utf8_to_utf32(bytes).as_ref(), Ok(values)),
+        Err(_) => assert_eq!(
+            t::utf8_to_utf32(bytes).unwrap_err(),
+            utf8kit::validate(bytes).unwrap_err()
+        ),
+    }
+}
+
+/// Checks [`t::count_chars`] under every kernel on `text`.
+fn check_count(text: &str) {
+    let want = text.chars().count();
+    for kernel in Kernel::available() {
+        assert_eq!(
+            t::count_chars_with(kernel, text),
+            Some(want),
+            "{kernel}, {} bytes",
+            text.len()
+        );
+    }
+    assert_eq!(t::count_chars(text), want);
+}
+
+/// The lipsum corpus directory: `$UTF8KIT_CORPUS`, else the nearest
+/// `shared/corpus/lipsum` beside an ancestor of this crate.
+fn corpus_dir() -> Option<PathBuf> {
+    if let Some(dir) = std::env::var_os("UTF8KIT_CORPUS") {
+        return Some(PathBuf::from(dir));
+    }
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .ancestors()
+        .map(|dir| dir.join("shared/corpus/lipsum"))
+        .find(|dir| dir.is_dir())
+}
+
+/// The UTF-8 corpus files (name, text), or none with a note.
+fn corpus() -> Vec<(String, String)> {
+    let Some(dir) = corpus_dir() else {
+        eprintln!("note: shared/corpus/lipsum not found; corpus cases skipped");
+        return Vec::new();
+    };
+    let mut files: Vec<(String, String)> = std::fs::read_dir(&dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".utf8.txt"))
+        .filter_map(|e| {
+            let text = std::fs::read_to_string(e.path()).ok()?;
+            Some((e.file_name().to_string_lossy().into_owned(), text))
+        })
+        .collect();
+    files.sort();
+    if files.is_empty() {
+        eprintln!(
+            "note: no *.utf8.txt in {}; corpus cases skipped",
+            dir.display()
+        );
+    }
+    files
+}
+
+/// Texts of every UTF-8 length, for when the corpus is missing and for the
+/// block-edge sweeps.
+const TEXTS: &[&str] = &[
+    "The quick brown fox jumps over the lazy dog. ",
+    "Größenwahn über Straße, çà et là, ñandú. ",
+    "Съешь же ещё этих мягких французских булок. ",
+    "春眠不覚暁，処処聞啼鳥。夜来風雨声，花落知多少。",
+    "😀😃😄😁 𝄞𝄢 🀄🃏 𐍈𐌰 ",
+    "a\u{7F}\u{80}\u{7FF}\u{800}\u{D7FF}\u{E000}\u{FFFF}\u{10000}\u{10FFFF}",
+];
+
+/// Every text of every script: the corpus files and the built-in texts.
+fn scripts() -> Vec<(String, String)> {
+    let mut out = corpus();
+    out.extend(
+        TEXTS
+            .iter()
+            .map(|s| (s.chars().take(8).collect(), s.repeat(40))),
+    );
+    out
+}
+
+fn values(s: &str) -> Vec<u32> {
+    s.chars().map(u32::from).collect()
+}
+
+#[test]
+fn every_scalar_value_at_block_edges() {
+    let all: Vec<u32> = (0..=0x10_FFFFu32)
+        .filter(|&v| char::from_u32(v).is_some())
+        .collect();
+    // Shifting the start moves every value through every lane of the
+    // 16- and 32-value blocks.
+    for pad in [0, 1, 2, 3, 7, 15, 16, 17, 31, 32, 33] {
+        let mut units = vec![u32::from('x'); pad];
+        units.extend_from_slice(&all);
+        check_utf32(&units);
+    }
+    // Every value alone, in short inputs around the SIMD minimum.
+    for chunk in all.chunks(61) {
+        check_utf32(chunk);
+    }
+}
+
+/// Every invalid kind, and every surrogate, at each position of the first
+/// blocks, after ASCII and after 4-byte characters (so every fast path
+/// meets it).
+#[test]
+fn invalid_values_around_block_edges() {
+    let fills: [u32; 4] = [0x41, 0x3A9, 0x4E2D, 0x1F600];
+    for fill in fills {
+        let base = vec![fill; 100];
+        for at in 0..=70 {
+            for &bad in INVALID {
+                let mut units = base.clone();
+                units[at] = bad;
+                check_utf32(&units);
+                // A second invalid value later: the first one counts.
+                units[90] = 0xDFFF;
+                check_utf32(&units);
+            }
+        }
+        for bad in 0xD800..=0xDFFFu32 {
+            for at in [0, 15, 16, 31, 32, 33, 63, 64] {
+                let mut units = base.clone();
+                units[at] = bad;
+                check_utf32(&units);
+            }
+        }
+    }
+}
+
+#[test]
+fn lipsum_files() {
+    for (name, text) in corpus() {
+        let units = values(&text);
+        check_utf32(&units);
+        // Every start offset in the first blocks.
+        for start in 1..40 {
+            check_utf32(units.get(start..).unwrap_or_default());
+        }
+        check_count(&text);
+        assert_eq!(t::count_chars(&text), units.len(), "{name}");
+        check_utf8(text.as_bytes());
+        for start in 1..70 {
+            check_utf8(text.as_bytes().get(start..).unwrap_or_default());
+        }
+    }
+}
+
+/// UTF-8 → UTF-32 of every prefix (0..=300 bytes) of every script, and an
+/// invalid byte at every offset 0..=200.
+#[test]
+fn utf8_to_utf32_prefixes_and_errors() {
+    for (_, text) in scripts() {
+        let bytes = text.as_bytes();
+        for len in 0..=300.min(bytes.len()) {
+            check_utf8(&bytes[..len]);
+        }
+        for at in 0..=200.min(bytes.len() - 1) {
+            for bad in [0xFFu8, 0x80, 0xC0, 0xED] {
+                let mut b = bytes[..bytes.len().min(400)].to_vec();
+                b[at] = bad;
+                check_utf8(&b);
+            }
+        }
+    }
+    // Every scalar value, at shifted starts.
+    let all: String = (0..=0x10_FFFFu32).filter_map(char::from_u32).collect();
+    for pad in 0..4 {
+        let s = "x".repeat(pad) + &all;
+        check_utf8(s.as_bytes());
+    }
+}
+
+/// An invalid value written over and inserted at every offset 0..=200 of
+/// valid text of every script.
+#[test]
+fn invalid_value_at_every_offset() {
+    for (name, text) in scripts() {
+        let units: Vec<u32> = values(&text).into_iter().take(320).collect();
+        assert!(units.len() > 200, "{name}");
+        for at in 0..=200 {
+            for bad in [0xD800, 0xDFFF, 0x11_0000, u32::MAX] {
+                let mut u = units.clone();
+                u[at] = bad;
+                check_utf32(&u);
+                let mut u = units.clone();
+                u.insert(at, bad);
+                check_utf32(&u);
+                check_utf32(&u[..=at]);
+            }
+        }
+    }
+}
+
+#[test]
+fn count_chars_at_every_length() {
+    for (name, text) in scripts() {
+        let mut checked = 0;
+        for len in 0..=300.min(text.len()) {
+            if text.is_char_boundary(len) {
+                check_count(&text[..len]);
+                checked += 1;
+            }
+        }
+        assert!(checked > 50, "{name}");
+        // And from every start in the first block.
+        for start in 0..70 {
+            if text.is_char_boundary(start) {
+                check_count(&text[start..]);
+            }
+        }
+    }
+}
+
+/// Inputs long enough that the byte counters of the SIMD counts are
+/// flushed several times, including by bytes that all count (a counter
+/// reaching exactly 255).
+#[test]
+fn count_chars_long() {
+    for unit in ["a", "é", "€", "😀", "aé€😀"] {
+        let text = unit.repeat((3 * 255 * 256 + 77) / unit.len());
+        check_count(&text);
+        check_count(&text[unit.len()..]);
+        check_count(&text[..text.len() - unit.len()]);
+    }
+}
+
+/// A value of any class, invalid ones included (weighted low in `rare`).
+fn utf32_values(invalid_weight: u32) -> impl Strategy<Value = Vec<u32>> {
+    let v = prop_oneof![
+        40 => 0u32..0x80,
+        20 => 0x80u32..0x800,
+        20 => 0x800u32..0xD800,
+        5 => 0xE000u32..0x1_0000,
+        20 => 0x1_0000u32..0x11_0000,
+        invalid_weight => 0xD800u32..0xE000,
+        invalid_weight => 0x11_0000u32..=u32::MAX,
+    ];
+    proptest::collection::vec(v, 0..4096)
+}
+
+/// A character of each UTF-8 length, weighted.
+fn text() -> impl Strategy<Value = String> {
+    let ch = prop_oneof![
+        4 => proptest::char::range('\0', '\u{7F}'),
+        2 => proptest::char::range('\u{80}', '\u{7FF}'),
+        2 => proptest::char::range('\u{800}', '\u{FFFF}'),
+        2 => proptest::char::range('\u{10000}', '\u{10FFFF}'),
+    ];
+    proptest::collection::vec(ch, 0..4096).prop_map(|v| v.into_iter().collect())
+}
+
+/// Runs of one class, so that whole blocks take each fast path.
+fn runs() -> impl Strategy<Value = Vec<u32>> {
+    let run = (
+        prop_oneof![
+            Just(0u32..0x80),
+            Just(0x80u32..0x800),
+            Just(0x800u32..0xD800),
+            Just(0x1_0000u32..0x11_0000),
+        ],
+        1usize..100,
+    )
+        .prop_flat_map(|(range, len)| proptest::collection::vec(range, len));
+    proptest::collection::vec(run, 0..40).prop_map(|v| v.concat())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    #[test]
+    fn random_valid(units in utf32_values(0)) {
+        check_utf32(&units);
+    }
+
+    #[test]
+    fn random_rare_invalid(units in utf32_values(1)) {
+        check_utf32(&units);
+    }
+
+    #[test]
+    fn random_many_invalid(units in utf32_values(30)) {
+        check_utf32(&units);
+    }
+
+    #[test]
+    fn random_runs(units in runs(), at in any::<prop::sample::Index>(), bad in 0usize..INVALID.len()) {
+        check_utf32(&units);
+        let mut units = units;
+        if !units.is_empty() {
+            let i = at.index(units.len());
+            units[i] = INVALID[bad];
+        }
+        check_utf32(&units);
+    }
+
+    #[test]
+    fn random_text_count(s in text()) {
+        check_count(&s);
+        check_utf32(&values(&s));
+        check_utf8(s.as_bytes());
+    }
+
+    #[test]
+    fn random_text_one_corruption(s in text(), at in any::<prop::sample::Index>(), b in any::<u8>()) {
+        let mut bytes = s.into_bytes();
+        if !bytes.is_empty() {
+            let i = at.index(bytes.len());
+            bytes[i] = b;
+        }
+        check_utf8(&bytes);
+    }
+}
