@@ -63,7 +63,6 @@ pub(super) fn count_non_continuation_by(kernel: Kernel, bytes: &[u8]) -> usize {
 
 /// The number of bytes that are not continuation bytes (`80..=BF`), eight
 /// at a time.
-#[cfg(feature = "alloc")]
 #[inline]
 pub(super) fn count_non_continuation(bytes: &[u8]) -> usize {
     let (words, tail) = bytes.as_chunks::<8>();
