@@ -18,6 +18,7 @@
 #[cfg(feature = "alloc")]
 use alloc::string::String;
 
+use crate::validate::Splitter;
 use crate::{Utf8Error, Utf8ErrorKind};
 
 /// What the chunk engine reports as it goes.
@@ -92,8 +93,11 @@ impl Engine {
             self.base += unit;
             self.carry_len = 0;
         }
+        let splitter = Splitter::detected();
+        // After an error more are likely: check every block from then on.
+        let mut fine = false;
         loop {
-            let (valid, error) = crate::validate::split_valid(chunk);
+            let (valid, error) = splitter.split(chunk, fine);
             sink.valid(valid);
             let Some(err) = error else {
                 self.base += chunk.len();
@@ -112,6 +116,7 @@ impl Engine {
                     sink.invalid(err.offset_by(self.base), rest.get(..n).unwrap_or_default());
                     self.base += valid.len() + n;
                     chunk = &rest[n..];
+                    fine = true;
                 }
                 Some(_) => return Err(err.offset_by(self.base)),
             }

@@ -22,6 +22,7 @@
 //! }
 //! ```
 
+pub mod lossy;
 pub mod utf16;
 pub mod validate;
 
@@ -33,6 +34,10 @@ pub fn all() -> Vec<Operation> {
         validate::operation(),
         utf16::utf8_to_utf16(),
         utf16::utf16_to_utf8(),
+        lossy::utf8_to_utf8(Encoding::Utf8Damaged),
+        lossy::utf8_to_utf8(Encoding::Utf8),
+        lossy::utf8_to_utf16(Encoding::Utf8Damaged),
+        lossy::utf8_to_utf16(Encoding::Utf8),
     ]
 }
 
@@ -317,7 +322,7 @@ impl Operation {
         for c in &self.contenders {
             assert_eq!(
                 c.run.encoding(),
-                self.encoding,
+                self.encoding.units(),
                 "{}: {} reads the wrong encoding",
                 self.name,
                 c.name

@@ -95,6 +95,28 @@ pub(crate) unsafe fn validate(kernel: Kernel, bytes: &[u8]) -> Result<(), Utf8Er
     }
 }
 
+/// Validates `bytes` with `kernel`, testing for errors after every block:
+/// the flavour for input expected to hold errors (lossy decoding).
+///
+/// # Safety
+///
+/// * `is_supported(kernel)`.
+#[inline(always)]
+pub(crate) unsafe fn validate_fine(kernel: Kernel, bytes: &[u8]) -> Result<(), Utf8Error> {
+    match kernel {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: the caller checked that the CPU supports the kernel.
+        Kernel::Avx512 => unsafe { simd::avx512::validate_fine(bytes) },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: as above.
+        Kernel::Avx2 => unsafe { simd::avx2::validate_fine(bytes) },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: as above.
+        Kernel::Sse42 => unsafe { simd::sse42::validate_fine(bytes) },
+        _ => scalar::validate(bytes),
+    }
+}
+
 /// Whether `bytes` is valid UTF-8, by `kernel`.
 ///
 /// # Safety

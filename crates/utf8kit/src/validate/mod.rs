@@ -83,6 +83,67 @@ pub(crate) fn split_valid(bytes: &[u8]) -> (&str, Option<Utf8Error>) {
     (unsafe { core::str::from_utf8_unchecked(prefix) }, error)
 }
 
+/// A validation kernel the CPU is known to support, for code that
+/// validates an input piece by piece: lossy decoding and chunk iteration
+/// restart validation after every error.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Splitter {
+    /// Invariant: `dispatch::is_supported(kernel)`.
+    kernel: Kernel,
+    /// Pieces shorter than this go to the scalar kernel (0 when forced).
+    short: usize,
+}
+
+impl Splitter {
+    /// The detected kernel, with the scalar kernel for short pieces, as
+    /// [`validate`] does.
+    #[inline]
+    pub(crate) fn detected() -> Splitter {
+        Splitter {
+            kernel: dispatch::detected(),
+            short: SHORT,
+        }
+    }
+
+    /// A forced `kernel`, used on every piece however short; `None` if the
+    /// CPU lacks it.
+    #[inline]
+    pub(crate) fn forced(kernel: Kernel) -> Option<Splitter> {
+        dispatch::is_supported(kernel).then_some(Splitter { kernel, short: 0 })
+    }
+
+    /// The kernel.
+    #[inline]
+    pub(crate) fn kernel(self) -> Kernel {
+        self.kernel
+    }
+
+    /// [`split_valid`] by this kernel. With `fine`, the SIMD check is tested
+    /// after every 64-byte block rather than every KiB: for input expected
+    /// to hold errors (after a first one), so that little work is wasted
+    /// past an error and its exact position is found by rescanning a few
+    /// bytes only.
+    #[inline]
+    pub(crate) fn split(self, bytes: &[u8], fine: bool) -> (&str, Option<Utf8Error>) {
+        let result = if bytes.len() < self.short {
+            scalar::validate(bytes)
+        } else if fine {
+            // SAFETY: the struct's invariant: the CPU supports the kernel.
+            unsafe { dispatch::validate_fine(self.kernel, bytes) }
+        } else {
+            // SAFETY: as above.
+            unsafe { dispatch::validate(self.kernel, bytes) }
+        };
+        let (prefix, error) = match result {
+            Ok(()) => (bytes, None),
+            Err(e) => (bytes.get(..e.valid_up_to()).unwrap_or_default(), Some(e)),
+        };
+        // SAFETY: the kernel checked that `bytes[..valid_up_to]` (all of
+        // `bytes` when it returned Ok) is valid UTF-8.
+        (unsafe { core::str::from_utf8_unchecked(prefix) }, error)
+    }
+}
+
 /// Converts a byte slice to a string slice, like [`core::str::from_utf8`].
 ///
 /// # Errors

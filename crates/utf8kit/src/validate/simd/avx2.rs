@@ -157,6 +157,18 @@ pub(crate) unsafe fn validate(bytes: &[u8]) -> Result<(), Utf8Error> {
     unsafe { lookup::validate::<__m256i>(bytes) }
 }
 
+/// Validates `bytes` with exact errors, checking every block (for input
+/// expected to hold errors; see `lookup::validate_fine`).
+///
+/// # Safety
+///
+/// * The CPU supports AVX2.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn validate_fine(bytes: &[u8]) -> Result<(), Utf8Error> {
+    // SAFETY: the features are enabled here and, by the caller, present.
+    unsafe { lookup::validate_fine::<__m256i>(bytes) }
+}
+
 /// Whether `bytes` is valid UTF-8.
 ///
 /// # Safety

@@ -182,6 +182,18 @@ pub(crate) unsafe fn validate(bytes: &[u8]) -> Result<(), Utf8Error> {
     unsafe { lookup::validate::<__m512i>(bytes) }
 }
 
+/// Validates `bytes` with exact errors, checking every block (for input
+/// expected to hold errors; see `lookup::validate_fine`).
+///
+/// # Safety
+///
+/// * The CPU supports AVX-512F, AVX-512BW and AVX-512VBMI.
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+pub(crate) unsafe fn validate_fine(bytes: &[u8]) -> Result<(), Utf8Error> {
+    // SAFETY: the features are enabled here and, by the caller, present.
+    unsafe { lookup::validate_fine::<__m512i>(bytes) }
+}
+
 /// Whether `bytes` is valid UTF-8.
 ///
 /// # Safety

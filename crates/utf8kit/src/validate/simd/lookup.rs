@@ -522,6 +522,57 @@ pub(super) unsafe fn validate<V: Vector>(bytes: &[u8]) -> Result<(), Utf8Error> 
     }
 }
 
+/// Validates `bytes` with exact errors, testing the error bits after every
+/// block that is not ASCII and after the first ASCII block of a run (which
+/// flags a sequence cut short before it); runs of ASCII blocks are skipped
+/// two at a time without tests, since they cannot hold an error.
+///
+/// This is the flavour for input that is expected to hold errors (lossy
+/// decoding restarts here after each one): past an error at most one block
+/// is checked in vain, and [`locate`] rescans only from the start of the
+/// failing block. On valid input it does a few more tests than
+/// [`validate`], which is why that one tests per chunk.
+///
+/// # Safety
+///
+/// * The CPU has `V`'s features.
+#[inline(always)]
+pub(super) unsafe fn validate_fine<V: Vector>(bytes: &[u8]) -> Result<(), Utf8Error> {
+    let len = bytes.len();
+    let whole = len - len % BLOCK;
+    let ptr = bytes.as_ptr();
+    // SAFETY: the caller guarantees `V`'s features, for this and every call
+    // below; every block read lies below `whole <= len` (pairs are read
+    // only while `2 * BLOCK` bytes remain before `whole`), and `tail` gets
+    // the `len - whole < BLOCK` bytes after the last whole block.
+    unsafe {
+        let c = Consts::<V>::new();
+        let mut st = State::<V>::new();
+        let mut i = 0;
+        while i < whole {
+            let block = Whole { ptr: ptr.add(i) };
+            if Block::<V>::is_ascii(&block) {
+                st.ascii_block(&c);
+                if !st.ok() {
+                    return locate(bytes, i);
+                }
+                i += BLOCK;
+                while whole - i >= 2 * BLOCK && Block::<V>::is_ascii(&Pair { ptr: ptr.add(i) }) {
+                    i += 2 * BLOCK;
+                }
+            } else {
+                st.block(&c, &block);
+                if !st.ok() {
+                    return locate(bytes, i);
+                }
+                i += BLOCK;
+            }
+        }
+        st.tail(&c, bytes, whole);
+        if st.ok() { Ok(()) } else { locate(bytes, whole) }
+    }
+}
+
 /// Whether `bytes` is valid UTF-8: the same check, with one test at the
 /// end.
 ///
