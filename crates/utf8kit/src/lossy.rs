@@ -185,36 +185,41 @@ fn lossy_into(splitter: Splitter, bytes: &[u8], out: &mut String) -> usize {
 /// `valid` is the valid prefix and `error` the error after it. Appends to
 /// `out` and returns the number of replacements.
 #[cfg(feature = "alloc")]
-fn finish_lossy<'a>(
+fn finish_lossy(
     splitter: Splitter,
-    bytes: &'a [u8],
-    mut valid: &'a str,
-    mut error: Utf8Error,
+    bytes: &[u8],
+    valid: &str,
+    error: Utf8Error,
     out: &mut String,
 ) -> usize {
-    let mut pos = 0;
+    // One allocation for the rest of the input and an eighth more, enough
+    // for the U+FFFD of an error every 24 bytes or so; denser errors make
+    // it grow again (see below).
+    out.reserve_exact(bytes.len() + bytes.len() / 8 + 16);
+    out.push_str(valid);
+    let mut pos = valid.len() + error.error_len().unwrap_or(bytes.len() - valid.len());
     let mut replacements = 0;
     loop {
-        let rest = bytes.get(pos..).unwrap_or_default();
-        // Room for this run and its U+FFFD; when it runs out (never, for a
-        // few errors), for the rest of the input and an eighth more.
-        if out.capacity() - out.len() < valid.len() + 3 {
-            out.reserve_exact(rest.len() + rest.len() / 8 + 16);
-        }
-        out.push_str(valid);
         out.push(char::REPLACEMENT_CHARACTER);
         replacements += 1;
-        pos += valid.len() + error.error_len().unwrap_or(rest.len() - valid.len());
+        // Decoding restarts after the invalid sequence, where a
+        // continuation byte is one more invalid sequence (the tail of an
+        // encoded surrogate, say): no need to ask the validator.
+        while bytes.get(pos).is_some_and(|&b| (b as i8) < -64) {
+            out.push(char::REPLACEMENT_CHARACTER);
+            replacements += 1;
+            pos += 1;
+        }
         let rest = bytes.get(pos..).unwrap_or_default();
         if rest.is_empty() {
             return replacements;
         }
-        match splitter.split(rest, true) {
-            (v, Some(e)) => (valid, error) = (v, e),
-            (v, None) => {
-                out.push_str(v);
-                return replacements;
-            }
+        if out.capacity() - out.len() < rest.len() + 3 {
+            out.reserve_exact(rest.len() + rest.len() / 8 + 16);
+        }
+        match splitter.split_append(rest, out) {
+            (_, None) => return replacements,
+            (n, Some(e)) => pos += n + e.error_len().unwrap_or(rest.len() - n),
         }
     }
 }

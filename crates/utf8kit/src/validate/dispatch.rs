@@ -117,6 +117,36 @@ pub(crate) unsafe fn validate_fine(kernel: Kernel, bytes: &[u8]) -> Result<(), U
     }
 }
 
+/// [`validate_fine`] that also copies the bytes it checks to `dst`: on
+/// return `dst[..valid_up_to]` holds the valid prefix; other bytes up to
+/// `bytes.len()` may have been written. `None` for the scalar kernel, which
+/// does not copy (the caller copies).
+///
+/// # Safety
+///
+/// * `is_supported(kernel)`.
+/// * `dst..dst + bytes.len()` is writable and does not overlap `bytes`.
+#[inline(always)]
+pub(crate) unsafe fn validate_copy(
+    kernel: Kernel,
+    bytes: &[u8],
+    dst: *mut u8,
+) -> Option<Result<(), Utf8Error>> {
+    match kernel {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: the caller checked that the CPU supports the kernel and
+        // made `dst` writable.
+        Kernel::Avx512 => Some(unsafe { simd::avx512::validate_copy(bytes, dst) }),
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: as above.
+        Kernel::Avx2 => Some(unsafe { simd::avx2::validate_copy(bytes, dst) }),
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: as above.
+        Kernel::Sse42 => Some(unsafe { simd::sse42::validate_copy(bytes, dst) }),
+        _ => None,
+    }
+}
+
 /// Whether `bytes` is valid UTF-8, by `kernel`.
 ///
 /// # Safety

@@ -144,6 +144,45 @@ impl Splitter {
     }
 }
 
+impl Splitter {
+    /// [`split`](Self::split) with `fine`, appending the valid prefix to
+    /// `out`; returns its length and the error after it. The SIMD kernels
+    /// copy each block as they check it (one pass over the input); the
+    /// scalar kernel validates, then the prefix is copied.
+    #[cfg(feature = "alloc")]
+    #[inline]
+    pub(crate) fn split_append(
+        self,
+        bytes: &[u8],
+        out: &mut alloc::string::String,
+    ) -> (usize, Option<Utf8Error>) {
+        if bytes.len() >= self.short && self.kernel != Kernel::Scalar {
+            // A no-op when the caller reserved, as lossy decoding does.
+            out.reserve(bytes.len());
+            // SAFETY: only `set_len` below touches the length, over bytes
+            // the kernel checked.
+            let vec = unsafe { out.as_mut_vec() };
+            let dst = vec.spare_capacity_mut().as_mut_ptr().cast::<u8>();
+            // SAFETY: the struct's invariant (the CPU supports the kernel);
+            // `dst` is the spare capacity, at least `bytes.len()` bytes
+            // after the `reserve`, and `out` cannot overlap `bytes` (it is
+            // borrowed mutably while `bytes` is borrowed).
+            if let Some(result) = unsafe { dispatch::validate_copy(self.kernel, bytes, dst) } {
+                let n = result.map_or_else(|e| e.valid_up_to(), |()| bytes.len());
+                // SAFETY: the kernel copied `bytes[..n]` to the first `n`
+                // bytes of the spare capacity and checked that they are
+                // valid UTF-8, so the string stays valid; `n <= bytes.len()`
+                // fits in the capacity.
+                unsafe { vec.set_len(vec.len() + n) };
+                return (n, result.err());
+            }
+        }
+        let (valid, error) = self.split(bytes, true);
+        out.push_str(valid);
+        (valid.len(), error)
+    }
+}
+
 /// Converts a byte slice to a string slice, like [`core::str::from_utf8`].
 ///
 /// # Errors

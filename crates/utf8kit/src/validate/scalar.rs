@@ -382,6 +382,23 @@ pub(crate) fn validate_from(bytes: &[u8], start: usize) -> Result<(), Utf8Error>
     }
 }
 
+/// Validates `bytes[start..]` one sequence at a time, reporting errors
+/// with offsets into `bytes`: for an error known to be a few bytes after
+/// `start` (a character boundary of a valid prefix), where the word loop of
+/// [`valid_prefix_len`] would cost more than it saves. The SIMD kernels'
+/// per-block check resolves errors with this.
+#[inline(never)]
+pub(crate) fn validate_near(bytes: &[u8], start: usize) -> Result<(), Utf8Error> {
+    let mut i = start;
+    while let Some(rest) = bytes.get(i..).filter(|r| !r.is_empty()) {
+        match decode_first(rest) {
+            Sequence::Valid(_, n) => i += n,
+            Sequence::Invalid(len, kind) => return Err(Utf8Error::new(i, len, kind)),
+        }
+    }
+    Ok(())
+}
+
 /// `error_at` was called on a valid sequence: a bug in the caller. Report it
 /// loudly in tests; in release, a conservative answer is better than a panic.
 #[cold]

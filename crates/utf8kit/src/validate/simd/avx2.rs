@@ -35,6 +35,13 @@ impl Vector for __m256i {
     }
 
     #[inline(always)]
+    unsafe fn store(self, ptr: *mut u8) {
+        // SAFETY: the caller makes 32 bytes at `ptr` writable; `storeu` needs
+        // no alignment.
+        unsafe { _mm256_storeu_si256(ptr.cast(), self) }
+    }
+
+    #[inline(always)]
     unsafe fn load_partial(ptr: *const u8, len: usize) -> Self {
         debug_assert!(len < 32);
         // SAFETY: the caller makes `ptr..ptr + len` readable and guarantees
@@ -166,7 +173,21 @@ pub(crate) unsafe fn validate(bytes: &[u8]) -> Result<(), Utf8Error> {
 #[target_feature(enable = "avx2")]
 pub(crate) unsafe fn validate_fine(bytes: &[u8]) -> Result<(), Utf8Error> {
     // SAFETY: the features are enabled here and, by the caller, present.
-    unsafe { lookup::validate_fine::<__m256i>(bytes) }
+    unsafe { lookup::validate_fine::<__m256i, false>(bytes, core::ptr::null_mut()) }
+}
+
+/// [`validate_fine`], also copying the bytes it checks to `dst` (see
+/// `lookup::validate_fine`).
+///
+/// # Safety
+///
+/// * The CPU supports AVX2.
+/// * `dst..dst + bytes.len()` is writable and does not overlap `bytes`.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn validate_copy(bytes: &[u8], dst: *mut u8) -> Result<(), Utf8Error> {
+    // SAFETY: the features are enabled here and, by the caller, present;
+    // the caller makes `dst` writable.
+    unsafe { lookup::validate_fine::<__m256i, true>(bytes, dst) }
 }
 
 /// Whether `bytes` is valid UTF-8.

@@ -69,6 +69,13 @@ impl Vector for __m512i {
     }
 
     #[inline(always)]
+    unsafe fn store(self, ptr: *mut u8) {
+        // SAFETY: the caller makes 64 bytes at `ptr` writable; `storeu` needs
+        // no alignment.
+        unsafe { _mm512_storeu_si512(ptr.cast(), self) }
+    }
+
+    #[inline(always)]
     unsafe fn load_partial(ptr: *const u8, len: usize) -> Self {
         debug_assert!(len < 64);
         // SAFETY: the caller makes `len` bytes at `ptr` readable; the mask
@@ -159,6 +166,14 @@ impl Vector for __m512i {
     }
 
     #[inline(always)]
+    unsafe fn first_nonzero_lane(self) -> usize {
+        // SAFETY: the caller guarantees AVX-512BW.
+        let mask = unsafe { _mm512_test_epi8_mask(self, self) };
+        // At most 64, which the caller's "some lane" rules out.
+        mask.trailing_zeros() as usize
+    }
+
+    #[inline(always)]
     unsafe fn or_and(self, b: Self, c: Self) -> Self {
         // SAFETY: the caller guarantees AVX-512F.
         unsafe { _mm512_ternarylogic_epi32::<{ (A | B) & C }>(self, b, c) }
@@ -191,7 +206,21 @@ pub(crate) unsafe fn validate(bytes: &[u8]) -> Result<(), Utf8Error> {
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
 pub(crate) unsafe fn validate_fine(bytes: &[u8]) -> Result<(), Utf8Error> {
     // SAFETY: the features are enabled here and, by the caller, present.
-    unsafe { lookup::validate_fine::<__m512i>(bytes) }
+    unsafe { lookup::validate_fine::<__m512i, false>(bytes, core::ptr::null_mut()) }
+}
+
+/// [`validate_fine`], also copying the bytes it checks to `dst` (see
+/// `lookup::validate_fine`).
+///
+/// # Safety
+///
+/// * The CPU supports AVX-512F, AVX-512BW and AVX-512VBMI.
+/// * `dst..dst + bytes.len()` is writable and does not overlap `bytes`.
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+pub(crate) unsafe fn validate_copy(bytes: &[u8], dst: *mut u8) -> Result<(), Utf8Error> {
+    // SAFETY: the features are enabled here and, by the caller, present;
+    // the caller makes `dst` writable.
+    unsafe { lookup::validate_fine::<__m512i, true>(bytes, dst) }
 }
 
 /// Whether `bytes` is valid UTF-8.

@@ -529,15 +529,27 @@ pub(super) unsafe fn validate<V: Vector>(bytes: &[u8]) -> Result<(), Utf8Error> 
 ///
 /// This is the flavour for input that is expected to hold errors (lossy
 /// decoding restarts here after each one): past an error at most one block
-/// is checked in vain, and [`locate`] rescans only from the start of the
-/// failing block. On valid input it does a few more tests than
-/// [`validate`], which is why that one tests per chunk.
+/// is checked in vain, and [`locate_near`] rescans only from the start of
+/// the failing block (AVX-512: from a few bytes before the error). On
+/// valid input it does a few more tests than [`validate`], which is why
+/// that one tests per chunk.
+///
+/// With `COPY`, every byte checked is also stored at the same offset from
+/// `dst` (the blocks from the registers just checked, so lossy decoding
+/// copies valid text in the same pass): on return, `dst[..valid_up_to]`
+/// (all of `bytes.len()` when valid) holds the valid prefix, and bytes
+/// after it may have been written too, up to `bytes.len()`.
 ///
 /// # Safety
 ///
 /// * The CPU has `V`'s features.
+/// * With `COPY`: `dst..dst + bytes.len()` is writable and does not overlap
+///   `bytes`.
 #[inline(always)]
-pub(super) unsafe fn validate_fine<V: Vector>(bytes: &[u8]) -> Result<(), Utf8Error> {
+pub(super) unsafe fn validate_fine<V: Vector, const COPY: bool>(
+    bytes: &[u8],
+    dst: *mut u8,
+) -> Result<(), Utf8Error> {
     let len = bytes.len();
     let whole = len - len % BLOCK;
     let ptr = bytes.as_ptr();
@@ -553,23 +565,76 @@ pub(super) unsafe fn validate_fine<V: Vector>(bytes: &[u8]) -> Result<(), Utf8Er
             let block = Whole { ptr: ptr.add(i) };
             if Block::<V>::is_ascii(&block) {
                 st.ascii_block(&c);
+                copy_blocks::<V, COPY>(ptr, dst, i, 1);
                 if !st.ok() {
-                    return locate(bytes, i);
+                    return locate_near(bytes, i);
                 }
                 i += BLOCK;
                 while whole - i >= 2 * BLOCK && Block::<V>::is_ascii(&Pair { ptr: ptr.add(i) }) {
+                    copy_blocks::<V, COPY>(ptr, dst, i, 2);
                     i += 2 * BLOCK;
                 }
             } else {
                 st.block(&c, &block);
+                copy_blocks::<V, COPY>(ptr, dst, i, 1);
                 if !st.ok() {
-                    return locate(bytes, i);
+                    // The error bits are those of this block's lanes (no
+                    // earlier block failed). With one register per block,
+                    // the first flagged lane is at most three bytes after
+                    // the start of the first invalid sequence, so no
+                    // sequence starts before `lane - 3` and the rescan can
+                    // start there (see `locate`); with several registers
+                    // per block the lane says nothing and is 0.
+                    let lane = if V::LANES == BLOCK {
+                        st.error.first_nonzero_lane()
+                    } else {
+                        0
+                    };
+                    return locate_near(bytes, (i + lane).saturating_sub(3));
                 }
                 i += BLOCK;
             }
         }
         st.tail(&c, bytes, whole);
-        if st.ok() { Ok(()) } else { locate(bytes, whole) }
+        if COPY {
+            // SAFETY: the `len - whole` bytes from `whole` are in `bytes`
+            // and, by the caller's contract, writable at `dst + whole`, a
+            // distinct region.
+            core::ptr::copy_nonoverlapping(ptr.add(whole), dst.add(whole), len - whole);
+        }
+        if st.ok() {
+            Ok(())
+        } else {
+            locate_near(bytes, whole)
+        }
+    }
+}
+
+/// With `COPY`, copies the `n` blocks at offset `at` from `src` to `dst`,
+/// a register at a time (the registers just checked, still in hand); else
+/// nothing. A function, not a closure, so that it inlines into the
+/// `#[target_feature]` callers.
+///
+/// # Safety
+///
+/// * The CPU has `V`'s features.
+/// * With `COPY`: `src + at..src + at + n * BLOCK` is readable and the same
+///   range from `dst` writable.
+#[inline(always)]
+unsafe fn copy_blocks<V: Vector, const COPY: bool>(
+    src: *const u8,
+    dst: *mut u8,
+    at: usize,
+    n: usize,
+) {
+    if COPY {
+        for k in 0..n * BLOCK / V::LANES {
+            let o = at + k * V::LANES;
+            // SAFETY: `o + LANES <= at + n * BLOCK`: inside both ranges
+            // of the caller's contract; the caller guarantees `V`'s
+            // features.
+            unsafe { V::load(src.add(o)).store(dst.add(o)) };
+        }
     }
 }
 
@@ -608,14 +673,33 @@ pub(super) unsafe fn is_valid<V: Vector>(bytes: &[u8]) -> bool {
 #[cold]
 #[inline(never)]
 fn locate(bytes: &[u8], block: usize) -> Result<(), Utf8Error> {
-    let start = (block.saturating_sub(3)..block)
-        .rev()
-        .find(|&j| bytes.get(j).is_some_and(|&b| (b as i8) >= -64))
-        .unwrap_or(block);
-    let result = scalar::validate_from(bytes, start);
+    let result = scalar::validate_from(bytes, rescan_start(bytes, block));
     debug_assert!(
         result.is_err(),
         "SIMD check failed at {block}, scalar found no error"
+    );
+    result
+}
+
+/// Where the scalar rescan of [`locate`] starts: the last
+/// non-continuation byte among the three before `block`, else `block`.
+#[inline(always)]
+fn rescan_start(bytes: &[u8], block: usize) -> usize {
+    (block.saturating_sub(3)..block)
+        .rev()
+        .find(|&j| bytes.get(j).is_some_and(|&b| (b as i8) >= -64))
+        .unwrap_or(block)
+}
+
+/// [`locate`] for [`validate_fine`], whose error is at most a block (and
+/// with AVX-512 a few bytes) after `from`: the rescan steps one sequence at
+/// a time rather than setting up the scalar validator's word loop.
+#[inline(never)]
+fn locate_near(bytes: &[u8], from: usize) -> Result<(), Utf8Error> {
+    let result = scalar::validate_near(bytes, rescan_start(bytes, from));
+    debug_assert!(
+        result.is_err(),
+        "SIMD check failed at {from}, scalar found no error"
     );
     result
 }

@@ -104,6 +104,13 @@ impl Vector for __m128i {
     }
 
     #[inline(always)]
+    unsafe fn store(self, ptr: *mut u8) {
+        // SAFETY: the caller makes 16 bytes at `ptr` writable; `storeu` needs
+        // no alignment.
+        unsafe { _mm_storeu_si128(ptr.cast(), self) }
+    }
+
+    #[inline(always)]
     unsafe fn load_partial(ptr: *const u8, len: usize) -> Self {
         // SAFETY: the caller's obligations are `load_small`'s.
         unsafe { load_small(ptr, len) }
@@ -201,7 +208,21 @@ pub(crate) unsafe fn validate(bytes: &[u8]) -> Result<(), Utf8Error> {
 #[target_feature(enable = "sse4.2")]
 pub(crate) unsafe fn validate_fine(bytes: &[u8]) -> Result<(), Utf8Error> {
     // SAFETY: the features are enabled here and, by the caller, present.
-    unsafe { lookup::validate_fine::<__m128i>(bytes) }
+    unsafe { lookup::validate_fine::<__m128i, false>(bytes, core::ptr::null_mut()) }
+}
+
+/// [`validate_fine`], also copying the bytes it checks to `dst` (see
+/// `lookup::validate_fine`).
+///
+/// # Safety
+///
+/// * The CPU supports SSE4.2.
+/// * `dst..dst + bytes.len()` is writable and does not overlap `bytes`.
+#[target_feature(enable = "sse4.2")]
+pub(crate) unsafe fn validate_copy(bytes: &[u8], dst: *mut u8) -> Result<(), Utf8Error> {
+    // SAFETY: the features are enabled here and, by the caller, present;
+    // the caller makes `dst` writable.
+    unsafe { lookup::validate_fine::<__m128i, true>(bytes, dst) }
 }
 
 /// Whether `bytes` is valid UTF-8.
