@@ -5,6 +5,23 @@
 //!
 //! Valid runs are found with the crate's fastest validator and copied in
 //! bulk; only the bytes around each error are looked at one by one.
+//!
+//! # How lossy decoding stays at SIMD speed
+//!
+//! * The first run is validated a KiB at a time, like [`validate`](crate::validate()).
+//!   After an error more are likely, so from then on the SIMD kernels test
+//!   their error bits after every 64-byte block: past an error at most one
+//!   block is checked in vain.
+//! * The exact error is found by a scalar rescan of a few bytes only: the
+//!   AVX-512 kernel knows the first flagged lane, and an invalid sequence is
+//!   always flagged within three bytes of its start (the other kernels
+//!   rescan from the start of the failing block).
+//! * The SIMD kernels store each block to the output as they check it, so
+//!   valid text is read once; the output is reserved once, with room for
+//!   the replacements of a few errors.
+//! * A continuation byte right after an invalid sequence (the tail of an
+//!   encoded surrogate, say) is one more U+FFFD without asking the
+//!   validator.
 
 #[cfg(feature = "alloc")]
 use alloc::{borrow::Cow, string::String};
@@ -140,7 +157,7 @@ pub fn decode_lossy(bytes: &[u8]) -> Cow<'_, str> {
         return Cow::Borrowed(valid);
     };
     let mut out = String::new();
-    finish_lossy(splitter, bytes, valid, error, &mut out);
+    finish_lossy(splitter, bytes, valid, valid.len(), error, &mut out);
     Cow::Owned(out)
 }
 
@@ -172,32 +189,35 @@ pub fn decode_lossy_with(kernel: Kernel, bytes: &[u8], out: &mut String) -> Opti
 #[cfg(feature = "alloc")]
 #[inline]
 fn lossy_into(splitter: Splitter, bytes: &[u8], out: &mut String) -> usize {
-    match splitter.split(bytes, false) {
-        (valid, None) => {
-            out.push_str(valid);
-            0
-        }
-        (valid, Some(error)) => finish_lossy(splitter, bytes, valid, error, out),
+    // Checked and copied in one pass; for valid input this is all.
+    out.reserve(bytes.len());
+    match splitter.split_append(bytes, out) {
+        (_, None) => 0,
+        (n, Some(error)) => finish_lossy(splitter, bytes, "", n, error, out),
     }
 }
 
-/// The lossy decoding of `bytes` from its first invalid sequence on:
-/// `valid` is the valid prefix and `error` the error after it. Appends to
-/// `out` and returns the number of replacements.
+/// The lossy decoding of `bytes` from its first invalid sequence on: the
+/// valid prefix is `valid_len` bytes long, and `valid` is what of it is
+/// still to be appended (all of it, or nothing if already copied); `error`
+/// is the error after it. Appends to `out` and returns the number of
+/// replacements.
 #[cfg(feature = "alloc")]
 fn finish_lossy(
     splitter: Splitter,
     bytes: &[u8],
     valid: &str,
+    valid_len: usize,
     error: Utf8Error,
     out: &mut String,
 ) -> usize {
     // One allocation for the rest of the input and an eighth more, enough
     // for the U+FFFD of an error every 24 bytes or so; denser errors make
     // it grow again (see below).
-    out.reserve_exact(bytes.len() + bytes.len() / 8 + 16);
+    let rest = bytes.len() - valid_len;
+    out.reserve_exact(valid.len() + rest + rest / 8 + 16);
     out.push_str(valid);
-    let mut pos = valid.len() + error.error_len().unwrap_or(bytes.len() - valid.len());
+    let mut pos = valid_len + error.error_len().unwrap_or(rest);
     let mut replacements = 0;
     loop {
         out.push(char::REPLACEMENT_CHARACTER);

@@ -30,6 +30,11 @@
 //! ([`Utf32Error`]) give the index, in code units, of the first bad unit.
 //! Lossy variants replace each bad unit with U+FFFD, exactly like
 //! [`String::from_utf16_lossy`](alloc::string::String::from_utf16_lossy).
+//! The lossy UTF-8 → UTF-16 functions ([`utf8_to_utf16_lossy`] and
+//! friends) replace each maximal invalid subpart of the UTF-8 with one
+//! U+FFFD, exactly like `String::from_utf8_lossy(..).encode_utf16()`: the
+//! valid runs between errors are validated and converted by the SIMD
+//! kernels in bulk.
 //!
 //! # Example
 //!

@@ -233,6 +233,41 @@ fn utf8_to_utf16_run<T: Unit16>(
     Ok(o)
 }
 
+/// [`valid_utf8_to_utf16_run`] for a run that ends where an error starts:
+/// the SIMD kernel converts it through to its end (a masked last block), so
+/// the scalar kernel only runs when the output room is short.
+#[inline]
+fn valid_run_to_utf16<T: Unit16>(
+    engine: Engine,
+    be: bool,
+    src: &[u8],
+    dst: &mut [T],
+    unit: impl Fn(u16) -> T,
+) -> usize {
+    let p = match engine {
+        #[cfg(target_arch = "x86_64")]
+        Engine::Avx512 => {
+            let (ptr, cap) = (dst.as_mut_ptr().cast::<u8>(), dst.len());
+            // SAFETY: `Engine::Avx512` is only chosen when the CPU has the
+            // kernel's features; `dst` is `2 * cap` writable bytes (`T` is
+            // two bytes, any bits).
+            unsafe {
+                if be {
+                    utf16_avx512::valid_utf8_to_utf16_to_end::<true>(src, ptr, cap)
+                } else {
+                    utf16_avx512::valid_utf8_to_utf16_to_end::<false>(src, ptr, cap)
+                }
+            }
+        }
+        _ => Progress::default(),
+    };
+    let rest = src.get(p.read..).unwrap_or_default();
+    let out = dst.get_mut(p.written..).unwrap_or_default();
+    // The input is valid and the kernel stops at a character boundary, so
+    // the scalar kernel cannot fail on the rest.
+    p.written + utf8_to_utf16_scalar(rest, out, unit).unwrap_or(0)
+}
+
 /// Lossy UTF-8 → UTF-16: the validator splits `src` into valid runs and
 /// invalid sequences; each run is converted in bulk (SIMD when `splitter`'s
 /// kernel has a transcoder), each maximal invalid subpart becomes one
@@ -252,22 +287,35 @@ fn utf8_to_utf16_lossy_run<T: Unit16>(
     // The first run is checked a KiB at a time; after an error, more are
     // likely, and every block is checked (see `Splitter::split`).
     let mut fine = false;
-    loop {
-        let rest = src.get(pos..).unwrap_or_default();
-        let (valid, error) = splitter.split(rest, fine);
-        let out = dst.get_mut(o..).unwrap_or_default();
-        o += valid_utf8_to_utf16_run(engine, be, valid.as_bytes(), out, &unit);
-        let Some(error) = error else {
-            return o;
-        };
-        put(dst, o, unit(0xFFFD));
-        o += 1;
-        pos += valid.len() + error.error_len().unwrap_or(rest.len() - valid.len());
-        if pos >= src.len() {
-            return o;
+    while let Some(rest) = src.get(pos..).filter(|r| !r.is_empty()) {
+        // At most a chunk at a time, so that the conversion reads bytes the
+        // validator just brought into L1 (as `utf8_to_utf16_run` does). The
+        // chunk ends before a byte that is not a continuation byte, or after
+        // three that are: either way no sequence crossing the cut could
+        // take that byte, so a sequence cut short at the chunk's end is
+        // exactly the maximal subpart the whole input has there.
+        let mut len = rest.len().min(CHUNK);
+        if len < rest.len() {
+            len = (len - 3..=len)
+                .rev()
+                .find(|&e| rest.get(e).is_some_and(|&b| (b as i8) >= -64))
+                .unwrap_or(len);
         }
-        fine = true;
+        let piece = rest.get(..len).unwrap_or_default();
+        let (valid, error) = splitter.split(piece, fine);
+        let out = dst.get_mut(o..).unwrap_or_default();
+        o += valid_run_to_utf16(engine, be, valid.as_bytes(), out, &unit);
+        pos += match error {
+            None => piece.len(),
+            Some(error) => {
+                put(dst, o, unit(0xFFFD));
+                o += 1;
+                fine = true;
+                valid.len() + error.error_len().unwrap_or(piece.len() - valid.len())
+            }
+        };
     }
+    o
 }
 
 /// Bytes validated and converted per step of [`utf8_to_utf16_run`].

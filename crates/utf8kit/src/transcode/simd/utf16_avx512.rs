@@ -323,6 +323,66 @@ fn pairs(cp: __m512i, four: u16) -> __m512i {
     _mm512_mask_or_epi32(cp, four, high, low)
 }
 
+/// Converts valid UTF-8 to UTF-16 like [`utf8_to_utf16`], and then its
+/// last bytes too (fewer than a block): they are read with a masked load
+/// (the lanes after them zero, nothing past `src` touched) and, since `src`
+/// is valid, every character whose lead is among them ends among them. So
+/// the whole of `src` is converted unless the output room runs short; lossy
+/// decoding converts one valid run per error and would otherwise finish
+/// each with the scalar kernel.
+///
+/// # Safety
+///
+/// As [`utf8_to_utf16`].
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi1,bmi2,popcnt")]
+pub(crate) unsafe fn valid_utf8_to_utf16_to_end<const BE: bool>(
+    src: &[u8],
+    dst: *mut u8,
+    cap: usize,
+) -> Progress {
+    // SAFETY: the caller's contract is `utf8_to_utf16`'s.
+    let Progress { read: i, written: o } = unsafe { utf8_to_utf16::<BE>(src, dst, cap) };
+    let rest = src.len() - i;
+    if rest == 0 || rest >= 64 || cap - o < ROOM16 {
+        return Progress {
+            read: i,
+            written: o,
+        };
+    }
+    let lanes = !(u64::MAX << rest);
+    // SAFETY: the mask enables the `rest` lanes from `i`, which are in
+    // `src`; masked-off lanes are neither read nor able to fault.
+    let v = unsafe { _mm512_maskz_loadu_epi8(lanes, src.as_ptr().add(i).cast()) };
+    // SAFETY: `o + ROOM16 <= cap`, so `2 * ROOM16` bytes at `out` are in
+    // `dst`, as the stores below and the helpers need.
+    let out = unsafe { dst.add(2 * o) };
+    let n = if _mm512_movepi8_mask(v) == 0 {
+        let lo = _mm512_cvtepu8_epi16(_mm512_castsi512_si256(v));
+        let hi = _mm512_cvtepu8_epi16(_mm512_extracti64x4_epi64::<1>(v));
+        // SAFETY: 128 <= 2 * ROOM16 bytes at `out` are writable.
+        unsafe {
+            store_units::<BE>(out, lo);
+            store_units::<BE>(out.add(64), hi);
+        }
+        rest
+    } else {
+        let leads = _mm512_cmpgt_epi8_mask(v, _mm512_set1_epi8(-65)) & lanes;
+        let four = _mm512_mask_cmpge_epu8_mask(leads, v, _mm512_set1_epi8(0xF0u8 as i8));
+        // SAFETY: as above.
+        unsafe {
+            if four == 0 {
+                bmp_block::<BE>(v, leads, out)
+            } else {
+                general_block::<BE>(v, leads, out)
+            }
+        }
+    };
+    Progress {
+        read: src.len(),
+        written: o + n,
+    }
+}
+
 /// Where the UTF-16 → UTF-8 kernel stopped.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Stop {
