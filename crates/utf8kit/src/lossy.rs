@@ -219,16 +219,20 @@ fn finish_lossy(
     out.push_str(valid);
     let mut pos = valid_len + error.error_len().unwrap_or(rest);
     let mut replacements = 0;
+    // Whether an invalid sequence ends at `pos`, its U+FFFD still due.
+    let mut pending = true;
     loop {
-        out.push(char::REPLACEMENT_CHARACTER);
-        replacements += 1;
-        // Decoding restarts after the invalid sequence, where a
-        // continuation byte is one more invalid sequence (the tail of an
-        // encoded surrogate, say): no need to ask the validator.
-        while bytes.get(pos).is_some_and(|&b| (b as i8) < -64) {
+        if pending {
             out.push(char::REPLACEMENT_CHARACTER);
             replacements += 1;
-            pos += 1;
+            // Decoding restarts after the invalid sequence, where a
+            // continuation byte is one more invalid sequence (the tail of
+            // an encoded surrogate, say): no need to ask the validator.
+            while bytes.get(pos).is_some_and(|&b| (b as i8) < -64) {
+                out.push(char::REPLACEMENT_CHARACTER);
+                replacements += 1;
+                pos += 1;
+            }
         }
         let rest = bytes.get(pos..).unwrap_or_default();
         if rest.is_empty() {
@@ -237,9 +241,19 @@ fn finish_lossy(
         if out.capacity() - out.len() < rest.len() + 3 {
             out.reserve_exact(rest.len() + rest.len() / 8 + 16);
         }
+        // The SIMD kernels' own lossy loop; it stops at the end, or early
+        // when the room runs short (then the buffer grows above).
+        if let Some((read @ 1.., n)) = splitter.lossy_append(rest, out) {
+            pos += read;
+            replacements += n;
+            pending = false;
+            continue;
+        }
+        // The scalar kernel, and short rests: one piece at a time.
         match splitter.split_append(rest, out) {
             (_, None) => return replacements,
             (n, Some(e)) => pos += n + e.error_len().unwrap_or(rest.len() - n),
         }
+        pending = true;
     }
 }

@@ -147,6 +147,33 @@ pub(crate) unsafe fn validate_copy(
     }
 }
 
+/// Lossy decoding of `bytes` into `dst` by `kernel` (see
+/// `lookup::lossy`): how far it got, or `None` for the scalar kernel.
+///
+/// # Safety
+///
+/// * `is_supported(kernel)`.
+/// * `dst..dst + cap` is writable and does not overlap `bytes`.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+pub(crate) unsafe fn lossy(
+    kernel: Kernel,
+    bytes: &[u8],
+    dst: *mut u8,
+    cap: usize,
+) -> Option<simd::lookup::Lossy> {
+    match kernel {
+        // SAFETY: the caller checked that the CPU supports the kernel and
+        // made `dst` writable.
+        Kernel::Avx512 => Some(unsafe { simd::avx512::lossy(bytes, dst, cap) }),
+        // SAFETY: as above.
+        Kernel::Avx2 => Some(unsafe { simd::avx2::lossy(bytes, dst, cap) }),
+        // SAFETY: as above.
+        Kernel::Sse42 => Some(unsafe { simd::sse42::lossy(bytes, dst, cap) }),
+        _ => None,
+    }
+}
+
 /// Whether `bytes` is valid UTF-8, by `kernel`.
 ///
 /// # Safety

@@ -181,6 +181,41 @@ impl Splitter {
         out.push_str(valid);
         (valid.len(), error)
     }
+
+    /// Appends the lossy decoding of `bytes` (from a point where decoding
+    /// starts afresh) to `out` with a SIMD kernel's lossy loop: returns
+    /// the bytes consumed and the replacements made, or `None` for the
+    /// scalar kernel and short inputs (the caller then goes piece by piece
+    /// with [`split`](Self::split)). It stops early, at a boundary, when
+    /// `out`'s spare capacity falls below the bytes left plus 3.
+    #[cfg(feature = "alloc")]
+    #[inline]
+    pub(crate) fn lossy_append(
+        self,
+        bytes: &[u8],
+        out: &mut alloc::string::String,
+    ) -> Option<(usize, usize)> {
+        #[cfg(target_arch = "x86_64")]
+        if bytes.len() >= self.short && self.kernel != Kernel::Scalar {
+            // SAFETY: only `set_len` below touches the length, over bytes
+            // the kernel wrote as UTF-8.
+            let vec = unsafe { out.as_mut_vec() };
+            let spare = vec.spare_capacity_mut();
+            let (dst, cap) = (spare.as_mut_ptr().cast::<u8>(), spare.len());
+            // SAFETY: the struct's invariant (the CPU supports the kernel);
+            // `dst` is the spare capacity, `cap` bytes, and `out` cannot
+            // overlap `bytes` (it is borrowed mutably while `bytes` is
+            // borrowed).
+            let done = unsafe { dispatch::lossy(self.kernel, bytes, dst, cap) }?;
+            // SAFETY: the kernel wrote `written <= cap` bytes: copies of
+            // runs it checked to be valid UTF-8, each followed by the
+            // encoding of U+FFFD, so the string stays valid.
+            unsafe { vec.set_len(vec.len() + done.written) };
+            return Some((done.read, done.replacements));
+        }
+        let _ = (bytes, out);
+        None
+    }
 }
 
 /// Converts a byte slice to a string slice, like [`core::str::from_utf8`].

@@ -190,6 +190,20 @@ pub(crate) unsafe fn validate_copy(bytes: &[u8], dst: *mut u8) -> Result<(), Utf
     unsafe { lookup::validate_fine::<__m256i, true>(bytes, dst) }
 }
 
+/// Lossy decoding of `bytes` into `dst` (`cap` bytes of room); see
+/// `lookup::lossy`.
+///
+/// # Safety
+///
+/// * The CPU supports AVX2.
+/// * `dst..dst + cap` is writable and does not overlap `bytes`.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn lossy(bytes: &[u8], dst: *mut u8, cap: usize) -> lookup::Lossy {
+    // SAFETY: the features are enabled here and, by the caller, present;
+    // the caller makes `dst` writable.
+    unsafe { lookup::lossy::<__m256i>(bytes, dst, cap) }
+}
+
 /// Whether `bytes` is valid UTF-8.
 ///
 /// # Safety

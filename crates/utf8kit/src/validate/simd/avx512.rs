@@ -223,6 +223,20 @@ pub(crate) unsafe fn validate_copy(bytes: &[u8], dst: *mut u8) -> Result<(), Utf
     unsafe { lookup::validate_fine::<__m512i, true>(bytes, dst) }
 }
 
+/// Lossy decoding of `bytes` into `dst` (`cap` bytes of room); see
+/// `lookup::lossy`.
+///
+/// # Safety
+///
+/// * The CPU supports AVX-512F, AVX-512BW and AVX-512VBMI.
+/// * `dst..dst + cap` is writable and does not overlap `bytes`.
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+pub(crate) unsafe fn lossy(bytes: &[u8], dst: *mut u8, cap: usize) -> lookup::Lossy {
+    // SAFETY: the features are enabled here and, by the caller, present;
+    // the caller makes `dst` writable.
+    unsafe { lookup::lossy::<__m512i>(bytes, dst, cap) }
+}
+
 /// Whether `bytes` is valid UTF-8.
 ///
 /// # Safety

@@ -610,6 +610,79 @@ pub(super) unsafe fn validate_fine<V: Vector, const COPY: bool>(
     }
 }
 
+/// What [`lossy`] did: bytes read, bytes written, replacements made.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Lossy {
+    /// Input bytes consumed (a boundary where decoding starts afresh).
+    pub(crate) read: usize,
+    /// Output bytes written.
+    pub(crate) written: usize,
+    /// U+FFFD written.
+    pub(crate) replacements: usize,
+}
+
+/// Lossy decoding of `bytes` into `dst` (room for `cap` bytes): each valid
+/// run is checked and copied a block at a time ([`validate_fine`] with
+/// `COPY`), and each maximal invalid subpart becomes U+FFFD (`EF BF BD`),
+/// all in one loop with the constants in registers. A continuation byte
+/// right after an invalid sequence is one more invalid sequence, replaced
+/// without running the check.
+///
+/// Stops at the end of `bytes`, or early when the room left is less than
+/// the bytes left plus 3 (a run is copied whole before its end is known),
+/// so that the caller can grow the buffer and go on from `read`.
+///
+/// # Safety
+///
+/// * The CPU has `V`'s features.
+/// * `dst..dst + cap` is writable and does not overlap `bytes`.
+#[inline(always)]
+pub(super) unsafe fn lossy<V: Vector>(bytes: &[u8], dst: *mut u8, cap: usize) -> Lossy {
+    let len = bytes.len();
+    let mut done = Lossy::default();
+    while done.read < len && cap - done.written >= len - done.read + 3 {
+        let rest = bytes.get(done.read..).unwrap_or_default();
+        // SAFETY: the caller guarantees `V`'s features; the loop condition
+        // leaves at least `rest.len()` bytes of room at `dst + written`,
+        // inside the caller's writable range, which does not overlap
+        // `bytes`.
+        let result = unsafe { validate_fine::<V, true>(rest, dst.add(done.written)) };
+        let Err(e) = result else {
+            done.read = len;
+            done.written += rest.len();
+            break;
+        };
+        let valid = e.valid_up_to();
+        done.written += valid;
+        done.read += valid + e.error_len().unwrap_or(rest.len() - valid);
+        loop {
+            // SAFETY: the loop condition left `rest.len() + 3` bytes of
+            // room, and `valid` of them hold the copied run; later rounds
+            // check for 3 bytes of room themselves.
+            unsafe { replacement(dst.add(done.written)) };
+            done.written += 3;
+            done.replacements += 1;
+            let next_is_continuation = bytes.get(done.read).is_some_and(|&b| (b as i8) < -64);
+            if !next_is_continuation || cap - done.written < 3 {
+                break;
+            }
+            done.read += 1;
+        }
+    }
+    done
+}
+
+/// Writes U+FFFD (`EF BF BD`) at `dst`.
+///
+/// # Safety
+///
+/// * `dst..dst + 3` is writable.
+#[inline(always)]
+unsafe fn replacement(dst: *mut u8) {
+    // SAFETY: the caller makes the 3 bytes writable.
+    unsafe { core::ptr::copy_nonoverlapping("\u{FFFD}".as_ptr(), dst, 3) };
+}
+
 /// With `COPY`, copies the `n` blocks at offset `at` from `src` to `dst`,
 /// a register at a time (the registers just checked, still in hand); else
 /// nothing. A function, not a closure, so that it inlines into the

@@ -15,7 +15,7 @@
 
 pub(crate) mod avx2;
 pub(crate) mod avx512;
-mod lookup;
+pub(crate) mod lookup;
 pub(crate) mod sse42;
 
 /// The operations the lookup algorithm needs from a SIMD register of

@@ -225,6 +225,20 @@ pub(crate) unsafe fn validate_copy(bytes: &[u8], dst: *mut u8) -> Result<(), Utf
     unsafe { lookup::validate_fine::<__m128i, true>(bytes, dst) }
 }
 
+/// Lossy decoding of `bytes` into `dst` (`cap` bytes of room); see
+/// `lookup::lossy`.
+///
+/// # Safety
+///
+/// * The CPU supports SSE4.2.
+/// * `dst..dst + cap` is writable and does not overlap `bytes`.
+#[target_feature(enable = "sse4.2")]
+pub(crate) unsafe fn lossy(bytes: &[u8], dst: *mut u8, cap: usize) -> lookup::Lossy {
+    // SAFETY: the features are enabled here and, by the caller, present;
+    // the caller makes `dst` writable.
+    unsafe { lookup::lossy::<__m128i>(bytes, dst, cap) }
+}
+
 /// Whether `bytes` is valid UTF-8.
 ///
 /// # Safety
