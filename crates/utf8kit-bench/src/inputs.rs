@@ -500,7 +500,11 @@ mod tests {
             // 64 injections; each surrogate (one in three) is three errors.
             assert_eq!(errors, 64 + 2 * 21, "{}", fam.name);
             assert_eq!(damage(&valid), bad);
-            assert!(damage(&valid[..500]).utf8_chunks().all(|c| c.invalid().is_empty()));
+            assert!(
+                damage(&valid[..500])
+                    .utf8_chunks()
+                    .all(|c| c.invalid().is_empty())
+            );
         }
     }
 

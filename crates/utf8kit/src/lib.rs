@@ -44,13 +44,13 @@ mod validate;
 pub mod variant;
 
 pub use error::{Utf8Error, Utf8ErrorKind};
-pub use lossy::{Utf8Chunk, Utf8Chunks, utf8_chunks};
-#[doc(hidden)]
-pub use lossy::utf8_chunks_with;
-#[cfg(feature = "alloc")]
-pub use lossy::{decode_lossy, decode_lossy_into};
 #[cfg(feature = "alloc")]
 #[doc(hidden)]
 pub use lossy::decode_lossy_with;
+#[doc(hidden)]
+pub use lossy::utf8_chunks_with;
+pub use lossy::{Utf8Chunk, Utf8Chunks, utf8_chunks};
+#[cfg(feature = "alloc")]
+pub use lossy::{decode_lossy, decode_lossy_into};
 pub use validate::{Kernel, sequence_len, with_kernel};
 pub use validate::{from_utf8, from_utf8_mut, is_valid, validate};

@@ -58,8 +58,7 @@ impl Expected {
 }
 
 /// A forced UTF-8 → UTF-16LE/BE lossy conversion.
-type BytesLossy =
-    fn(Kernel, &[u8], &mut [u8]) -> Option<Result<usize, TranscodeError<Infallible>>>;
+type BytesLossy = fn(Kernel, &[u8], &mut [u8]) -> Option<Result<usize, TranscodeError<Infallible>>>;
 
 /// Reusable buffers, so that the exhaustive sweeps do not allocate per
 /// input.
@@ -115,7 +114,9 @@ impl Checker {
                 let want_err = utf8kit::validate(&input[start..])
                     .err()
                     .map(|e| (e.valid_up_to() + start, e.error_len(), e.kind()));
-                let err = c.error().map(|e| (e.valid_up_to(), e.error_len(), e.kind()));
+                let err = c
+                    .error()
+                    .map(|e| (e.valid_up_to(), e.error_len(), e.kind()));
                 assert_eq!(err, want_err, "{k}: {input:02X?}");
                 start += c.valid().len() + c.invalid().len();
             }

@@ -341,7 +341,10 @@ pub(crate) unsafe fn valid_utf8_to_utf16_to_end<const BE: bool>(
     cap: usize,
 ) -> Progress {
     // SAFETY: the caller's contract is `utf8_to_utf16`'s.
-    let Progress { read: i, written: o } = unsafe { utf8_to_utf16::<BE>(src, dst, cap) };
+    let Progress {
+        read: i,
+        written: o,
+    } = unsafe { utf8_to_utf16::<BE>(src, dst, cap) };
     let rest = src.len() - i;
     if rest == 0 || rest >= 64 || cap - o < ROOM16 {
         return Progress {
