@@ -126,6 +126,7 @@ pub(crate) unsafe fn validate_fine(kernel: Kernel, bytes: &[u8]) -> Result<(), U
 ///
 /// * `is_supported(kernel)`.
 /// * `dst..dst + bytes.len()` is writable and does not overlap `bytes`.
+#[cfg(feature = "alloc")]
 #[inline(always)]
 pub(crate) unsafe fn validate_copy(
     kernel: Kernel,
@@ -154,6 +155,7 @@ pub(crate) unsafe fn validate_copy(
 ///
 /// * `is_supported(kernel)`.
 /// * `dst..dst + cap` is writable and does not overlap `bytes`.
+#[cfg(feature = "alloc")]
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
 pub(crate) unsafe fn lossy(

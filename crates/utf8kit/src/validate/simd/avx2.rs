@@ -183,6 +183,7 @@ pub(crate) unsafe fn validate_fine(bytes: &[u8]) -> Result<(), Utf8Error> {
 ///
 /// * The CPU supports AVX2.
 /// * `dst..dst + bytes.len()` is writable and does not overlap `bytes`.
+#[cfg(feature = "alloc")]
 #[target_feature(enable = "avx2")]
 pub(crate) unsafe fn validate_copy(bytes: &[u8], dst: *mut u8) -> Result<(), Utf8Error> {
     // SAFETY: the features are enabled here and, by the caller, present;
@@ -197,6 +198,7 @@ pub(crate) unsafe fn validate_copy(bytes: &[u8], dst: *mut u8) -> Result<(), Utf
 ///
 /// * The CPU supports AVX2.
 /// * `dst..dst + cap` is writable and does not overlap `bytes`.
+#[cfg(feature = "alloc")]
 #[target_feature(enable = "avx2")]
 pub(crate) unsafe fn lossy(bytes: &[u8], dst: *mut u8, cap: usize) -> lookup::Lossy {
     // SAFETY: the features are enabled here and, by the caller, present;

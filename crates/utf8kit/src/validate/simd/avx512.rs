@@ -216,6 +216,7 @@ pub(crate) unsafe fn validate_fine(bytes: &[u8]) -> Result<(), Utf8Error> {
 ///
 /// * The CPU supports AVX-512F, AVX-512BW and AVX-512VBMI.
 /// * `dst..dst + bytes.len()` is writable and does not overlap `bytes`.
+#[cfg(feature = "alloc")]
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
 pub(crate) unsafe fn validate_copy(bytes: &[u8], dst: *mut u8) -> Result<(), Utf8Error> {
     // SAFETY: the features are enabled here and, by the caller, present;
@@ -230,6 +231,7 @@ pub(crate) unsafe fn validate_copy(bytes: &[u8], dst: *mut u8) -> Result<(), Utf
 ///
 /// * The CPU supports AVX-512F, AVX-512BW and AVX-512VBMI.
 /// * `dst..dst + cap` is writable and does not overlap `bytes`.
+#[cfg(feature = "alloc")]
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
 pub(crate) unsafe fn lossy(bytes: &[u8], dst: *mut u8, cap: usize) -> lookup::Lossy {
     // SAFETY: the features are enabled here and, by the caller, present;

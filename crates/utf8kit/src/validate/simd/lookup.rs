@@ -611,6 +611,7 @@ pub(super) unsafe fn validate_fine<V: Vector, const COPY: bool>(
 }
 
 /// What [`lossy`] did: bytes read, bytes written, replacements made.
+#[cfg(feature = "alloc")]
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Lossy {
     /// Input bytes consumed (a boundary where decoding starts afresh).
@@ -636,6 +637,7 @@ pub(crate) struct Lossy {
 ///
 /// * The CPU has `V`'s features.
 /// * `dst..dst + cap` is writable and does not overlap `bytes`.
+#[cfg(feature = "alloc")]
 #[inline(always)]
 pub(super) unsafe fn lossy<V: Vector>(bytes: &[u8], dst: *mut u8, cap: usize) -> Lossy {
     let len = bytes.len();
@@ -677,6 +679,7 @@ pub(super) unsafe fn lossy<V: Vector>(bytes: &[u8], dst: *mut u8, cap: usize) ->
 /// # Safety
 ///
 /// * `dst..dst + 3` is writable.
+#[cfg(feature = "alloc")]
 #[inline(always)]
 unsafe fn replacement(dst: *mut u8) {
     // SAFETY: the caller makes the 3 bytes writable.
