@@ -307,6 +307,7 @@ pub(crate) enum Sequence {
 
 /// Decodes or classifies the sequence at the start of `bytes` (which must not
 /// be empty), following std's maximal-subpart rule for the length.
+#[inline]
 pub(crate) fn decode_first(bytes: &[u8]) -> Sequence {
     let lead = bytes[0];
     let want = sequence_len(lead);
@@ -391,6 +392,10 @@ pub(crate) fn validate_from(bytes: &[u8], start: usize) -> Result<(), Utf8Error>
 pub(crate) fn validate_near(bytes: &[u8], start: usize) -> Result<(), Utf8Error> {
     let mut i = start;
     while let Some(rest) = bytes.get(i..).filter(|r| !r.is_empty()) {
+        if rest[0] < 0x80 {
+            i += 1;
+            continue;
+        }
         match decode_first(rest) {
             Sequence::Valid(_, n) => i += n,
             Sequence::Invalid(len, kind) => return Err(Utf8Error::new(i, len, kind)),
