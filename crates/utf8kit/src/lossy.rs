@@ -189,6 +189,17 @@ pub fn decode_lossy_with(kernel: Kernel, bytes: &[u8], out: &mut String) -> Opti
 #[cfg(feature = "alloc")]
 #[inline]
 fn lossy_into(splitter: Splitter, bytes: &[u8], out: &mut String) -> usize {
+    // Short inputs: validated, then copied (setting up the copying kernel
+    // costs more than it saves there).
+    if bytes.len() < COPY_MIN {
+        return match splitter.split(bytes, false) {
+            (valid, None) => {
+                out.push_str(valid);
+                0
+            }
+            (valid, Some(error)) => finish_lossy(splitter, bytes, valid, valid.len(), error, out),
+        };
+    }
     // Checked and copied in one pass; for valid input this is all.
     out.reserve(bytes.len());
     match splitter.split_append(bytes, out) {
@@ -196,6 +207,11 @@ fn lossy_into(splitter: Splitter, bytes: &[u8], out: &mut String) -> usize {
         (n, Some(error)) => finish_lossy(splitter, bytes, "", n, error, out),
     }
 }
+
+/// Inputs from this long on are checked and copied in one pass by
+/// [`decode_lossy_into`].
+#[cfg(feature = "alloc")]
+const COPY_MIN: usize = 256;
 
 /// The lossy decoding of `bytes` from its first invalid sequence on: the
 /// valid prefix is `valid_len` bytes long, and `valid` is what of it is
