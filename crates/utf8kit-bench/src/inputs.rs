@@ -138,6 +138,41 @@ pub enum Encoding {
     Latin1,
     /// UTF-32 values, native byte order.
     Utf32,
+    /// UTF-8 with an invalid sequence about every KiB ([`damage`]); read as UTF-8.
+    Utf8Damaged,
+}
+
+impl Encoding {
+    /// The code units contenders read: [`Encoding::Utf8Damaged`] is UTF-8.
+    pub fn units(self) -> Encoding {
+        match self {
+            Encoding::Utf8Damaged => Encoding::Utf8,
+            other => other,
+        }
+    }
+}
+
+/// Bytes between two errors injected by [`damage`].
+pub const ERROR_SPACING: usize = 1024;
+
+/// The invalid sequences [`damage`] injects, in turn: an invalid byte (one U+FFFD), a
+/// 3-byte sequence cut after two bytes (one U+FFFD), an encoded surrogate (three).
+const DAMAGE: [&[u8]; 3] = [b"\xFF", b"\xE2\x82", b"\xED\xA0\x80"];
+
+/// `valid` UTF-8 with one character replaced by an invalid sequence every
+/// [`ERROR_SPACING`] bytes (the first at half that), cycling through [`DAMAGE`].
+/// Deterministic; inputs shorter than `ERROR_SPACING / 2` stay valid.
+pub fn damage(valid: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(valid.len() + valid.len() / ERROR_SPACING + 4);
+    let (mut copied, mut at, mut turn) = (0, ERROR_SPACING / 2, 0);
+    while let Some(start) = (at..valid.len()).find(|&j| valid[j] & 0xC0 != 0x80) {
+        let end = (start + utf8kit::sequence_len(valid[start]).max(1)).min(valid.len());
+        out.extend_from_slice(&valid[copied..start]);
+        out.extend_from_slice(DAMAGE[turn % DAMAGE.len()]);
+        (copied, at, turn) = (end, start + ERROR_SPACING, turn + 1);
+    }
+    out.extend_from_slice(&valid[copied..]);
+    out
 }
 
 impl Family {
@@ -246,6 +281,7 @@ impl Family {
             Encoding::Utf16 => Data::Utf16(self.utf16(size).into()),
             Encoding::Latin1 => Data::Latin1(self.latin1(size).into()),
             Encoding::Utf32 => Data::Utf32(self.utf32(size).into()),
+            Encoding::Utf8Damaged => Data::Utf8(damage(&self.utf8(size)).into()),
         }
     }
 
@@ -576,6 +612,21 @@ mod tests {
         // ASCII reads the same as Latin-1 and UTF-8.
         let ascii = generated(Kind::Ascii);
         assert_eq!(ascii.latin1(1000), ascii.utf8(1000));
+    }
+
+    #[test]
+    fn damage_injects_one_error_per_spacing() {
+        for fam in generated_families() {
+            let valid = fam.utf8(64 << 10);
+            let bad = damage(&valid);
+            let chunks: Vec<_> = bad.utf8_chunks().collect();
+            let errors = chunks.iter().filter(|c| !c.invalid().is_empty()).count();
+            // 64 injections; each surrogate (one in three) is three errors.
+            assert_eq!(errors, 64 + 2 * 21, "{}", fam.name);
+            assert_eq!(damage(&valid), bad);
+            let short = fam.utf8(500);
+            assert_eq!(damage(&short), short);
+        }
     }
 
     #[test]

@@ -44,6 +44,11 @@ mod validate;
 pub mod variant;
 
 pub use error::{Utf8Error, Utf8ErrorKind};
+#[cfg(feature = "alloc")]
+#[doc(hidden)]
+pub use lossy::decode_lossy_with;
+#[doc(hidden)]
+pub use lossy::utf8_chunks_with;
 pub use lossy::{Utf8Chunk, Utf8Chunks, utf8_chunks};
 #[cfg(feature = "alloc")]
 pub use lossy::{decode_lossy, decode_lossy_into};

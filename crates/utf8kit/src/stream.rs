@@ -18,6 +18,7 @@
 #[cfg(feature = "alloc")]
 use alloc::string::String;
 
+use crate::validate::Splitter;
 use crate::{Utf8Error, Utf8ErrorKind};
 
 /// What the chunk engine reports as it goes.
@@ -27,6 +28,17 @@ trait Sink {
     /// An invalid sequence, with its absolute error and its bytes (lossy
     /// mode only).
     fn invalid(&mut self, error: Utf8Error, bytes: &[u8]);
+
+    /// Validates `bytes` up to its first error (`fine` as in
+    /// [`Splitter::split`]) and reports the valid prefix; returns its length
+    /// and the error. Sinks that collect text override it to copy while
+    /// validating.
+    #[inline]
+    fn run(&mut self, splitter: Splitter, bytes: &[u8], fine: bool) -> (usize, Option<Utf8Error>) {
+        let (valid, error) = splitter.split(bytes, fine);
+        self.valid(valid);
+        (valid.len(), error)
+    }
 }
 
 /// Ignores everything: validation only.
@@ -92,26 +104,29 @@ impl Engine {
             self.base += unit;
             self.carry_len = 0;
         }
+        let splitter = Splitter::detected();
+        // After an error more are likely: check every block from then on.
+        let mut fine = false;
         loop {
-            let (valid, error) = crate::validate::split_valid(chunk);
-            sink.valid(valid);
+            let (valid_len, error) = sink.run(splitter, chunk, fine);
             let Some(err) = error else {
                 self.base += chunk.len();
                 return Ok(());
             };
-            let rest = &chunk[valid.len()..];
+            let rest = chunk.get(valid_len..).unwrap_or_default();
             match err.error_len() {
                 None => {
                     // The chunk ends inside a character: keep its start.
-                    self.base += valid.len();
+                    self.base += valid_len;
                     self.carry[..rest.len()].copy_from_slice(rest);
                     self.carry_len = rest.len();
                     return Ok(());
                 }
                 Some(n) if lossy => {
                     sink.invalid(err.offset_by(self.base), rest.get(..n).unwrap_or_default());
-                    self.base += valid.len() + n;
-                    chunk = &rest[n..];
+                    self.base += valid_len + n;
+                    chunk = rest.get(n..).unwrap_or_default();
+                    fine = true;
                 }
                 Some(_) => return Err(err.offset_by(self.base)),
             }
@@ -235,6 +250,16 @@ impl Sink for Collect<'_> {
     fn invalid(&mut self, _: Utf8Error, _: &[u8]) {
         self.out.push(char::REPLACEMENT_CHARACTER);
         self.replacements += 1;
+    }
+    fn run(&mut self, splitter: Splitter, bytes: &[u8], fine: bool) -> (usize, Option<Utf8Error>) {
+        if fine {
+            // After an error: check and copy in one pass.
+            splitter.split_append(bytes, self.out)
+        } else {
+            let (valid, error) = splitter.split(bytes, false);
+            self.out.push_str(valid);
+            (valid.len(), error)
+        }
     }
 }
 

@@ -22,8 +22,9 @@
 //! }
 //! ```
 
-pub mod latin1;
 pub mod count;
+pub mod latin1;
+pub mod lossy;
 pub mod utf16;
 pub mod utf32;
 pub mod validate;
@@ -42,6 +43,10 @@ pub fn all() -> Vec<Operation> {
         utf32::utf8_to_utf32(),
         utf32::utf32_to_utf8(),
         count::operation(),
+        lossy::utf8_to_utf8(Encoding::Utf8Damaged),
+        lossy::utf8_to_utf8(Encoding::Utf8),
+        lossy::utf8_to_utf16(Encoding::Utf8Damaged),
+        lossy::utf8_to_utf16(Encoding::Utf8),
     ]
 }
 
@@ -386,7 +391,7 @@ impl Operation {
         for c in &self.contenders {
             assert_eq!(
                 c.run.encoding(),
-                self.encoding,
+                self.encoding.units(),
                 "{}: {} reads the wrong encoding",
                 self.name,
                 c.name

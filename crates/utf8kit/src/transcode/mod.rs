@@ -30,6 +30,11 @@
 //! ([`Utf32Error`]) give the index, in code units, of the first bad unit.
 //! Lossy variants replace each bad unit with U+FFFD, exactly like
 //! [`String::from_utf16_lossy`](alloc::string::String::from_utf16_lossy).
+//! The lossy UTF-8 → UTF-16 functions ([`utf8_to_utf16_lossy`] and
+//! friends) replace each maximal invalid subpart of the UTF-8 with one
+//! U+FFFD, exactly like `String::from_utf8_lossy(..).encode_utf16()`: the
+//! valid runs between errors are validated and converted by the SIMD
+//! kernels in bulk.
 //!
 //! # Example
 //!
@@ -76,19 +81,21 @@ pub use latin1::{
 pub use latin1::{latin1_to_utf8_into, utf8_to_latin1_into, valid_utf8_to_latin1_into};
 #[doc(hidden)]
 pub use utf16::{
-    utf8_len_from_utf16_with, utf8_to_utf16_with, utf8_to_utf16be_with, utf8_to_utf16le_with,
-    utf16_len_from_utf8_with, utf16_to_utf8_lossy_with, utf16_to_utf8_with, utf16be_to_utf8_with,
-    utf16le_to_utf8_with,
+    utf8_len_from_utf16_with, utf8_to_utf16_lossy_with, utf8_to_utf16_with,
+    utf8_to_utf16be_lossy_with, utf8_to_utf16be_with, utf8_to_utf16le_lossy_with,
+    utf8_to_utf16le_with, utf16_len_from_utf8_with, utf16_to_utf8_lossy_with, utf16_to_utf8_with,
+    utf16be_to_utf8_with, utf16le_to_utf8_with,
 };
 #[cfg(feature = "alloc")]
 pub use utf16::{
-    utf8_to_utf16, utf8_to_utf16be, utf8_to_utf16le, utf16_to_utf8, utf16_to_utf8_lossy,
-    utf16be_to_utf8, utf16be_to_utf8_lossy, utf16le_to_utf8, utf16le_to_utf8_lossy,
-    valid_utf8_to_utf16,
+    utf8_to_utf16, utf8_to_utf16_lossy, utf8_to_utf16be, utf8_to_utf16be_lossy, utf8_to_utf16le,
+    utf8_to_utf16le_lossy, utf16_to_utf8, utf16_to_utf8_lossy, utf16be_to_utf8,
+    utf16be_to_utf8_lossy, utf16le_to_utf8, utf16le_to_utf8_lossy, valid_utf8_to_utf16,
 };
 pub use utf16::{
-    utf8_to_utf16_into, utf8_to_utf16be_into, utf8_to_utf16le_into, utf16_to_utf8_into,
-    utf16_to_utf8_lossy_into, utf16be_to_utf8_into, utf16le_to_utf8_into, valid_utf8_to_utf16_into,
+    utf8_to_utf16_into, utf8_to_utf16_lossy_into, utf8_to_utf16be_into, utf8_to_utf16be_lossy_into,
+    utf8_to_utf16le_into, utf8_to_utf16le_lossy_into, utf16_to_utf8_into, utf16_to_utf8_lossy_into,
+    utf16be_to_utf8_into, utf16le_to_utf8_into, valid_utf8_to_utf16_into,
 };
 #[cfg(feature = "alloc")]
 pub use utf32::{utf8_to_utf32, utf32_to_utf8, utf32_to_utf8_lossy};

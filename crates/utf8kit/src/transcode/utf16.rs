@@ -13,6 +13,7 @@ use super::simd::{Engine, Progress};
 use super::simd::{utf16_avx512, utf16_len_avx512};
 use super::step::{HIGH_BITS, ascii_prefix, decode_utf8, put, put_replacement, put_utf8};
 use super::{TranscodeError, Utf16Error, fit};
+use crate::validate::Splitter;
 use crate::{Kernel, Utf8Error};
 
 #[cfg(feature = "alloc")]
@@ -243,6 +244,56 @@ fn utf8_to_utf16_run<T: Unit16>(
         start += len;
     }
     Ok(o)
+}
+
+/// Lossy UTF-8 → UTF-16: the validator splits `src` into valid runs and
+/// invalid sequences; each run is converted in bulk (SIMD when `splitter`'s
+/// kernel has a transcoder), each maximal invalid subpart becomes one
+/// U+FFFD. Writes what fits into `dst` and returns the units the whole
+/// output needs (never more than `src.len()`).
+#[inline]
+fn utf8_to_utf16_lossy_run<T: Unit16>(
+    splitter: Splitter,
+    be: bool,
+    src: &[u8],
+    dst: &mut [T],
+    unit: impl Fn(u16) -> T,
+) -> usize {
+    let engine = Engine::for_kernel(splitter.kernel());
+    let mut pos = 0;
+    let mut o = 0;
+    // The first run is checked a KiB at a time; after an error, more are
+    // likely, and every block is checked (see `Splitter::split`).
+    let mut fine = false;
+    while let Some(rest) = src.get(pos..).filter(|r| !r.is_empty()) {
+        // At most a chunk at a time, so that the conversion reads bytes the
+        // validator just brought into L1 (as `utf8_to_utf16_run` does). The
+        // chunk ends before a byte that is not a continuation byte, or after
+        // three that are: either way no sequence crossing the cut could
+        // take that byte, so a sequence cut short at the chunk's end is
+        // exactly the maximal subpart the whole input has there.
+        let mut len = rest.len().min(CHUNK);
+        if len < rest.len() {
+            len = (len - 3..=len)
+                .rev()
+                .find(|&e| rest.get(e).is_some_and(|&b| (b as i8) >= -64))
+                .unwrap_or(len);
+        }
+        let piece = rest.get(..len).unwrap_or_default();
+        let (valid, error) = splitter.split(piece, fine);
+        let out = dst.get_mut(o..).unwrap_or_default();
+        o += valid_utf8_to_utf16_run(engine, be, valid.as_bytes(), out, &unit);
+        pos += match error {
+            None => piece.len(),
+            Some(error) => {
+                put(dst, o, unit(0xFFFD));
+                o += 1;
+                fine = true;
+                valid.len() + error.error_len().unwrap_or(piece.len() - valid.len())
+            }
+        };
+    }
+    o
 }
 
 /// Bytes validated and converted per step of [`utf8_to_utf16_run`].
@@ -571,6 +622,181 @@ fn utf8_to_utf16_bytes_into(
     }
 }
 
+/// Converts UTF-8 to UTF-16, replacing each invalid sequence with U+FFFD.
+///
+/// The result is identical to
+/// `String::from_utf8_lossy(bytes).encode_utf16().collect::<Vec<u16>>()`:
+/// one U+FFFD per maximal subpart of an invalid sequence (the longest
+/// prefix of a valid character, or one byte), the Unicode "best practice"
+/// that browsers and [`decode_lossy`](crate::decode_lossy) follow. Valid runs
+/// are validated and converted by the SIMD kernels in bulk.
+///
+/// The vector is allocated once, with room for `bytes.len()` units (the
+/// most any input needs), and truncated to the output's length.
+///
+/// # Example
+///
+/// ```
+/// use utf8kit::transcode::utf8_to_utf16_lossy;
+///
+/// // 'a', then F0 9F 98 (a 4-byte character cut short: one U+FFFD),
+/// // then C0 AF (an overlong '/': two U+FFFD, as C0 is never valid).
+/// let units = utf8_to_utf16_lossy(b"a\xF0\x9F\x98\xC0\xAF\xE2\x82\xAC");
+/// assert_eq!(units, [0x61, 0xFFFD, 0xFFFD, 0xFFFD, 0x20AC]);
+/// let text = b"ok \xED\xA0\x80 \xF0\x9F\x98\x80";
+/// let std: Vec<u16> = String::from_utf8_lossy(text).encode_utf16().collect();
+/// assert_eq!(utf8_to_utf16_lossy(text), std);
+/// ```
+#[cfg(feature = "alloc")]
+pub fn utf8_to_utf16_lossy(bytes: &[u8]) -> Vec<u16> {
+    let mut out = alloc::vec![0u16; bytes.len()];
+    let n = utf8_to_utf16_lossy_run(Splitter::detected(), NATIVE_BE, bytes, &mut out, |u| u);
+    out.truncate(n);
+    out
+}
+
+/// Converts UTF-8 to UTF-16 in `out`, replacing each invalid sequence with
+/// U+FFFD, and returns the number of code units written.
+///
+/// The output is that of [`utf8_to_utf16_lossy`]. It is never longer than
+/// the input: an `out` of `bytes.len()` units always suffices.
+///
+/// # Errors
+///
+/// [`TranscodeError::BufferTooSmall`] with the number of units needed if
+/// `out` is too short; `out` then holds a prefix of the output, and nothing
+/// is written past `needed`.
+///
+/// # Example
+///
+/// ```
+/// use utf8kit::transcode::{TranscodeError, utf8_to_utf16_lossy_into};
+///
+/// let mut out = [0u16; 8];
+/// assert_eq!(utf8_to_utf16_lossy_into(b"\xFFab\xE4\xB8", &mut out), Ok(4));
+/// assert_eq!(out[..4], [0xFFFD, 0x61, 0x62, 0xFFFD]);
+/// assert_eq!(
+///     utf8_to_utf16_lossy_into(b"\xFFab", &mut out[..2]),
+///     Err(TranscodeError::BufferTooSmall { needed: 3 })
+/// );
+/// ```
+pub fn utf8_to_utf16_lossy_into(
+    bytes: &[u8],
+    out: &mut [u16],
+) -> Result<usize, TranscodeError<Infallible>> {
+    let capacity = out.len();
+    fit(
+        Ok(utf8_to_utf16_lossy_run(
+            Splitter::detected(),
+            NATIVE_BE,
+            bytes,
+            out,
+            |u| u,
+        )),
+        capacity,
+    )
+}
+
+/// Converts UTF-8 to UTF-16LE bytes, replacing each invalid sequence with
+/// U+FFFD (as [`utf8_to_utf16_lossy`]).
+///
+/// # Example
+///
+/// ```
+/// use utf8kit::transcode::utf8_to_utf16le_lossy;
+///
+/// assert_eq!(utf8_to_utf16le_lossy(b"a\xFF"), [0x61, 0x00, 0xFD, 0xFF]);
+/// ```
+#[cfg(feature = "alloc")]
+pub fn utf8_to_utf16le_lossy(bytes: &[u8]) -> Vec<u8> {
+    utf8_to_utf16_bytes_lossy(bytes, false, u16::to_le_bytes)
+}
+
+/// Converts UTF-8 to UTF-16BE bytes, replacing each invalid sequence with
+/// U+FFFD (as [`utf8_to_utf16_lossy`]).
+///
+/// # Example
+///
+/// ```
+/// use utf8kit::transcode::utf8_to_utf16be_lossy;
+///
+/// assert_eq!(utf8_to_utf16be_lossy(b"a\xFF"), [0x00, 0x61, 0xFF, 0xFD]);
+/// ```
+#[cfg(feature = "alloc")]
+pub fn utf8_to_utf16be_lossy(bytes: &[u8]) -> Vec<u8> {
+    utf8_to_utf16_bytes_lossy(bytes, true, u16::to_be_bytes)
+}
+
+#[cfg(feature = "alloc")]
+fn utf8_to_utf16_bytes_lossy(bytes: &[u8], be: bool, unit: fn(u16) -> [u8; 2]) -> Vec<u8> {
+    let mut out = alloc::vec![[0u8; 2]; bytes.len()];
+    let n = utf8_to_utf16_lossy_run(Splitter::detected(), be, bytes, &mut out, unit);
+    out.truncate(n);
+    out.into_flattened()
+}
+
+/// Converts UTF-8 to UTF-16LE bytes in `out`, replacing each invalid
+/// sequence with U+FFFD, and returns the number of **bytes** written. A
+/// trailing odd byte of `out` is never used.
+///
+/// # Errors
+///
+/// As [`utf8_to_utf16_lossy_into`]; `needed` counts bytes.
+///
+/// # Example
+///
+/// ```
+/// let mut out = [0u8; 4];
+/// assert_eq!(utf8kit::transcode::utf8_to_utf16le_lossy_into(b"\xC3", &mut out), Ok(2));
+/// assert_eq!(out[..2], [0xFD, 0xFF]);
+/// ```
+pub fn utf8_to_utf16le_lossy_into(
+    bytes: &[u8],
+    out: &mut [u8],
+) -> Result<usize, TranscodeError<Infallible>> {
+    utf8_to_utf16_bytes_lossy_into(Splitter::detected(), false, bytes, out, u16::to_le_bytes)
+}
+
+/// Converts UTF-8 to UTF-16BE bytes in `out`, replacing each invalid
+/// sequence with U+FFFD, and returns the number of **bytes** written. A
+/// trailing odd byte of `out` is never used.
+///
+/// # Errors
+///
+/// As [`utf8_to_utf16_lossy_into`]; `needed` counts bytes.
+///
+/// # Example
+///
+/// ```
+/// let mut out = [0u8; 4];
+/// assert_eq!(utf8kit::transcode::utf8_to_utf16be_lossy_into(b"\xC3", &mut out), Ok(2));
+/// assert_eq!(out[..2], [0xFF, 0xFD]);
+/// ```
+pub fn utf8_to_utf16be_lossy_into(
+    bytes: &[u8],
+    out: &mut [u8],
+) -> Result<usize, TranscodeError<Infallible>> {
+    utf8_to_utf16_bytes_lossy_into(Splitter::detected(), true, bytes, out, u16::to_be_bytes)
+}
+
+#[inline]
+fn utf8_to_utf16_bytes_lossy_into(
+    splitter: Splitter,
+    be: bool,
+    bytes: &[u8],
+    out: &mut [u8],
+    unit: impl Fn(u16) -> [u8; 2],
+) -> Result<usize, TranscodeError<Infallible>> {
+    let (units, _) = out.as_chunks_mut::<2>();
+    let capacity = units.len();
+    let needed = utf8_to_utf16_lossy_run(splitter, be, bytes, units, unit);
+    if needed <= capacity {
+        Ok(2 * needed)
+    } else {
+        Err(TranscodeError::BufferTooSmall { needed: 2 * needed })
+    }
+}
+
 /// Converts UTF-16 to UTF-8.
 ///
 /// # Errors
@@ -883,6 +1109,66 @@ pub fn utf8_to_utf16be_with(
     kernel
         .is_available()
         .then(|| utf8_to_utf16_bytes_into(kernel, true, bytes, out, u16::to_be_bytes))
+}
+
+/// [`utf8_to_utf16_lossy_into`] with a forced validation `kernel` (and the
+/// transcoder that goes with it); `None` if the CPU lacks the kernel. For
+/// tests and benchmarks.
+///
+/// # Errors
+///
+/// Inside the `Some`: as [`utf8_to_utf16_lossy_into`].
+#[doc(hidden)]
+pub fn utf8_to_utf16_lossy_with(
+    kernel: Kernel,
+    bytes: &[u8],
+    out: &mut [u16],
+) -> Option<Result<usize, TranscodeError<Infallible>>> {
+    let capacity = out.len();
+    Splitter::forced(kernel).map(|splitter| {
+        fit(
+            Ok(utf8_to_utf16_lossy_run(
+                splitter,
+                NATIVE_BE,
+                bytes,
+                out,
+                |u| u,
+            )),
+            capacity,
+        )
+    })
+}
+
+/// [`utf8_to_utf16le_lossy_into`] with a forced `kernel`; see
+/// [`utf8_to_utf16_lossy_with`].
+///
+/// # Errors
+///
+/// Inside the `Some`: as [`utf8_to_utf16le_lossy_into`].
+#[doc(hidden)]
+pub fn utf8_to_utf16le_lossy_with(
+    kernel: Kernel,
+    bytes: &[u8],
+    out: &mut [u8],
+) -> Option<Result<usize, TranscodeError<Infallible>>> {
+    Splitter::forced(kernel)
+        .map(|s| utf8_to_utf16_bytes_lossy_into(s, false, bytes, out, u16::to_le_bytes))
+}
+
+/// [`utf8_to_utf16be_lossy_into`] with a forced `kernel`; see
+/// [`utf8_to_utf16_lossy_with`].
+///
+/// # Errors
+///
+/// Inside the `Some`: as [`utf8_to_utf16be_lossy_into`].
+#[doc(hidden)]
+pub fn utf8_to_utf16be_lossy_with(
+    kernel: Kernel,
+    bytes: &[u8],
+    out: &mut [u8],
+) -> Option<Result<usize, TranscodeError<Infallible>>> {
+    Splitter::forced(kernel)
+        .map(|s| utf8_to_utf16_bytes_lossy_into(s, true, bytes, out, u16::to_be_bytes))
 }
 
 /// [`utf16_to_utf8_into`] with the transcoder of a forced `kernel`; `None`

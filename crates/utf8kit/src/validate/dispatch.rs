@@ -13,6 +13,7 @@ use super::kernel::Kernel;
 use super::scalar;
 #[cfg(target_arch = "x86_64")]
 use super::simd;
+use crate::error::Utf8Error;
 use core::sync::atomic::{AtomicU8, Ordering};
 
 /// Whether the CPU has all the `target_feature`s named by the literals.
@@ -101,6 +102,87 @@ pub(crate) unsafe fn first_failure(kernel: Kernel, bytes: &[u8]) -> usize {
             n if n == bytes.len() => VALID,
             n => n,
         },
+    }
+}
+
+/// Validates `bytes` with `kernel`, testing for errors after every block:
+/// the flavour for input expected to hold errors (lossy decoding).
+///
+/// # Safety
+///
+/// * `is_supported(kernel)`.
+#[inline(always)]
+pub(crate) unsafe fn validate_fine(kernel: Kernel, bytes: &[u8]) -> Result<(), Utf8Error> {
+    match kernel {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: the caller checked that the CPU supports the kernel.
+        Kernel::Avx512 => unsafe { simd::avx512::validate_fine(bytes) },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: as above.
+        Kernel::Avx2 => unsafe { simd::avx2::validate_fine(bytes) },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: as above.
+        Kernel::Sse42 => unsafe { simd::sse42::validate_fine(bytes) },
+        _ => scalar::validate(bytes),
+    }
+}
+
+/// [`validate_fine`] that also copies the bytes it checks to `dst`: on
+/// return `dst[..valid_up_to]` holds the valid prefix; other bytes up to
+/// `bytes.len()` may have been written. `None` for the scalar kernel, which
+/// does not copy (the caller copies).
+///
+/// # Safety
+///
+/// * `is_supported(kernel)`.
+/// * `dst..dst + bytes.len()` is writable and does not overlap `bytes`.
+#[cfg(feature = "alloc")]
+#[inline(always)]
+pub(crate) unsafe fn validate_copy(
+    kernel: Kernel,
+    bytes: &[u8],
+    dst: *mut u8,
+) -> Option<Result<(), Utf8Error>> {
+    match kernel {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: the caller checked that the CPU supports the kernel and
+        // made `dst` writable.
+        Kernel::Avx512 => Some(unsafe { simd::avx512::validate_copy(bytes, dst) }),
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: as above.
+        Kernel::Avx2 => Some(unsafe { simd::avx2::validate_copy(bytes, dst) }),
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: as above.
+        Kernel::Sse42 => Some(unsafe { simd::sse42::validate_copy(bytes, dst) }),
+        _ => None,
+    }
+}
+
+/// Lossy decoding of `bytes` into `dst` by `kernel` (see
+/// `lookup::lossy`): how far it got, or `None` for the scalar kernel.
+///
+/// # Safety
+///
+/// * `is_supported(kernel)`.
+/// * `dst..dst + cap` is writable and does not overlap `bytes`.
+#[cfg(feature = "alloc")]
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+pub(crate) unsafe fn lossy(
+    kernel: Kernel,
+    bytes: &[u8],
+    dst: *mut u8,
+    cap: usize,
+) -> Option<simd::lookup::Lossy> {
+    match kernel {
+        // SAFETY: the caller checked that the CPU supports the kernel and
+        // made `dst` writable.
+        Kernel::Avx512 => Some(unsafe { simd::avx512::lossy(bytes, dst, cap) }),
+        // SAFETY: as above.
+        Kernel::Avx2 => Some(unsafe { simd::avx2::lossy(bytes, dst, cap) }),
+        // SAFETY: as above.
+        Kernel::Sse42 => Some(unsafe { simd::sse42::lossy(bytes, dst, cap) }),
+        _ => None,
     }
 }
 

@@ -114,11 +114,17 @@ fn result(bytes: &[u8], failed_at: usize) -> Result<(), Utf8Error> {
 #[cold]
 #[inline(never)]
 pub(crate) fn locate(bytes: &[u8], failed_at: usize) -> Utf8Error {
-    let start = (failed_at.saturating_sub(3)..failed_at)
+    scalar::first_error_from(bytes, rescan_start(bytes, failed_at))
+}
+
+/// Where the scalar rescan of [`locate`] starts: the last non-continuation
+/// byte among the three before `failed_at`, else `failed_at`.
+#[inline(always)]
+pub(crate) fn rescan_start(bytes: &[u8], failed_at: usize) -> usize {
+    (failed_at.saturating_sub(3)..failed_at)
         .rev()
         .find(|&j| bytes.get(j).is_some_and(|&b| (b as i8) >= -64))
-        .unwrap_or(failed_at);
-    scalar::first_error_from(bytes, start)
+        .unwrap_or(failed_at)
 }
 
 /// Returns `true` if `bytes` is valid UTF-8.
@@ -155,6 +161,143 @@ pub(crate) fn split_valid(bytes: &[u8]) -> (&str, Option<Utf8Error>) {
     // SAFETY: `validate` checked that `bytes[..valid_up_to]` (all of `bytes`
     // when it returned Ok) is valid UTF-8.
     (unsafe { core::str::from_utf8_unchecked(prefix) }, error)
+}
+
+/// A validation kernel the CPU is known to support, for code that
+/// validates an input piece by piece: lossy decoding and chunk iteration
+/// restart validation after every error.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Splitter {
+    /// Invariant: `dispatch::is_supported(kernel)`.
+    kernel: Kernel,
+    /// Pieces shorter than this go to the scalar kernel (0 when forced).
+    short: usize,
+}
+
+impl Splitter {
+    /// The detected kernel, with the scalar kernel for short pieces, as
+    /// [`validate`] does.
+    #[inline]
+    pub(crate) fn detected() -> Splitter {
+        Splitter {
+            kernel: dispatch::detected(),
+            short: short::SCALAR_BELOW,
+        }
+    }
+
+    /// A forced `kernel`, used on every piece however short; `None` if the
+    /// CPU lacks it.
+    #[inline]
+    pub(crate) fn forced(kernel: Kernel) -> Option<Splitter> {
+        dispatch::is_supported(kernel).then_some(Splitter { kernel, short: 0 })
+    }
+
+    /// The kernel.
+    #[inline]
+    pub(crate) fn kernel(self) -> Kernel {
+        self.kernel
+    }
+
+    /// [`split_valid`] by this kernel. With `fine`, the SIMD check is tested
+    /// after every 64-byte block rather than every KiB: for input expected
+    /// to hold errors (after a first one), so that little work is wasted
+    /// past an error and its exact position is found by rescanning a few
+    /// bytes only.
+    #[inline]
+    pub(crate) fn split(self, bytes: &[u8], fine: bool) -> (&str, Option<Utf8Error>) {
+        let result = if bytes.len() < self.short {
+            scalar::validate(bytes)
+        } else if fine {
+            // SAFETY: the struct's invariant: the CPU supports the kernel.
+            unsafe { dispatch::validate_fine(self.kernel, bytes) }
+        } else {
+            // SAFETY: as above.
+            result(bytes, unsafe {
+                dispatch::first_failure(self.kernel, bytes)
+            })
+        };
+        let (prefix, error) = match result {
+            Ok(()) => (bytes, None),
+            Err(e) => (bytes.get(..e.valid_up_to()).unwrap_or_default(), Some(e)),
+        };
+        // SAFETY: the kernel checked that `bytes[..valid_up_to]` (all of
+        // `bytes` when it returned Ok) is valid UTF-8.
+        (unsafe { core::str::from_utf8_unchecked(prefix) }, error)
+    }
+}
+
+impl Splitter {
+    /// [`split`](Self::split) with `fine`, appending the valid prefix to
+    /// `out`; returns its length and the error after it. The SIMD kernels
+    /// copy each block as they check it (one pass over the input); the
+    /// scalar kernel validates, then the prefix is copied.
+    #[cfg(feature = "alloc")]
+    #[inline]
+    pub(crate) fn split_append(
+        self,
+        bytes: &[u8],
+        out: &mut alloc::string::String,
+    ) -> (usize, Option<Utf8Error>) {
+        if bytes.len() >= self.short && self.kernel != Kernel::Scalar {
+            // A no-op when the caller reserved, as lossy decoding does.
+            out.reserve(bytes.len());
+            // SAFETY: only `set_len` below touches the length, over bytes
+            // the kernel checked.
+            let vec = unsafe { out.as_mut_vec() };
+            let dst = vec.spare_capacity_mut().as_mut_ptr().cast::<u8>();
+            // SAFETY: the struct's invariant (the CPU supports the kernel);
+            // `dst` is the spare capacity, at least `bytes.len()` bytes
+            // after the `reserve`, and `out` cannot overlap `bytes` (it is
+            // borrowed mutably while `bytes` is borrowed).
+            if let Some(result) = unsafe { dispatch::validate_copy(self.kernel, bytes, dst) } {
+                let n = result.map_or_else(|e| e.valid_up_to(), |()| bytes.len());
+                // SAFETY: the kernel copied `bytes[..n]` to the first `n`
+                // bytes of the spare capacity and checked that they are
+                // valid UTF-8, so the string stays valid; `n <= bytes.len()`
+                // fits in the capacity.
+                unsafe { vec.set_len(vec.len() + n) };
+                return (n, result.err());
+            }
+        }
+        let (valid, error) = self.split(bytes, true);
+        out.push_str(valid);
+        (valid.len(), error)
+    }
+
+    /// Appends the lossy decoding of `bytes` (from a point where decoding
+    /// starts afresh) to `out` with a SIMD kernel's lossy loop: returns
+    /// the bytes consumed and the replacements made, or `None` for the
+    /// scalar kernel and short inputs (the caller then goes piece by piece
+    /// with [`split`](Self::split)). It stops early, at a boundary, when
+    /// `out`'s spare capacity falls below the bytes left plus 3.
+    #[cfg(feature = "alloc")]
+    #[inline]
+    pub(crate) fn lossy_append(
+        self,
+        bytes: &[u8],
+        out: &mut alloc::string::String,
+    ) -> Option<(usize, usize)> {
+        #[cfg(target_arch = "x86_64")]
+        if bytes.len() >= self.short && self.kernel != Kernel::Scalar {
+            // SAFETY: only `set_len` below touches the length, over bytes
+            // the kernel wrote as UTF-8.
+            let vec = unsafe { out.as_mut_vec() };
+            let spare = vec.spare_capacity_mut();
+            let (dst, cap) = (spare.as_mut_ptr().cast::<u8>(), spare.len());
+            // SAFETY: the struct's invariant (the CPU supports the kernel);
+            // `dst` is the spare capacity, `cap` bytes, and `out` cannot
+            // overlap `bytes` (it is borrowed mutably while `bytes` is
+            // borrowed).
+            let done = unsafe { dispatch::lossy(self.kernel, bytes, dst, cap) }?;
+            // SAFETY: the kernel wrote `written <= cap` bytes: copies of
+            // runs it checked to be valid UTF-8, each followed by the
+            // encoding of U+FFFD, so the string stays valid.
+            unsafe { vec.set_len(vec.len() + done.written) };
+            return Some((done.read, done.replacements));
+        }
+        let _ = (bytes, out);
+        None
+    }
 }
 
 /// Converts a byte slice to a string slice, like [`core::str::from_utf8`].

@@ -66,6 +66,14 @@ const fn is_continuation(b: u8) -> bool {
     (b as i8) < -64
 }
 
+/// Validates `bytes`, returning the exact error on failure.
+pub(crate) fn validate(bytes: &[u8]) -> Result<(), Utf8Error> {
+    match valid_prefix_len(bytes) {
+        n if n == bytes.len() => Ok(()),
+        n => Err(error_at(bytes, n)),
+    }
+}
+
 /// The length of the longest valid prefix that ends where the first invalid
 /// sequence starts (`bytes.len()` when all of it is valid).
 ///
@@ -299,6 +307,7 @@ pub(crate) enum Sequence {
 
 /// Decodes or classifies the sequence at the start of `bytes` (which must not
 /// be empty), following std's maximal-subpart rule for the length.
+#[inline]
 pub(crate) fn decode_first(bytes: &[u8]) -> Sequence {
     let lead = bytes[0];
     let want = sequence_len(lead);
@@ -373,6 +382,27 @@ pub(crate) fn error_at(bytes: &[u8], at: usize) -> Utf8Error {
 pub(crate) fn first_error_from(bytes: &[u8], start: usize) -> Utf8Error {
     let rest = bytes.get(start..).unwrap_or_default();
     error_at(bytes, start + valid_prefix_len(rest))
+}
+
+/// Validates `bytes[start..]` one sequence at a time, reporting errors
+/// with offsets into `bytes`: for an error known to be a few bytes after
+/// `start` (a character boundary of a valid prefix), where the word loop of
+/// [`valid_prefix_len`] would cost more than it saves. The SIMD kernels'
+/// per-block check resolves errors with this.
+#[inline(never)]
+pub(crate) fn validate_near(bytes: &[u8], start: usize) -> Result<(), Utf8Error> {
+    let mut i = start;
+    while let Some(rest) = bytes.get(i..).filter(|r| !r.is_empty()) {
+        if rest[0] < 0x80 {
+            i += 1;
+            continue;
+        }
+        match decode_first(rest) {
+            Sequence::Valid(_, n) => i += n,
+            Sequence::Invalid(len, kind) => return Err(Utf8Error::new(i, len, kind)),
+        }
+    }
+    Ok(())
 }
 
 /// `error_at` was called on a valid sequence: a bug in the caller. Report it

@@ -229,12 +229,8 @@ impl Encoder {
     pub fn encode(&mut self, text: &str, out: &mut Vec<u8>) -> Result<(), ConvertError> {
         match self.encoding {
             Encoding::Utf8 => out.extend_from_slice(text.as_bytes()),
-            Encoding::Utf16Le => text
-                .encode_utf16()
-                .for_each(|u| out.extend_from_slice(&u.to_le_bytes())),
-            Encoding::Utf16Be => text
-                .encode_utf16()
-                .for_each(|u| out.extend_from_slice(&u.to_be_bytes())),
+            Encoding::Utf16Le => append_utf16(text, out, false),
+            Encoding::Utf16Be => append_utf16(text, out, true),
             Encoding::Utf32Le => text
                 .chars()
                 .for_each(|c| out.extend_from_slice(&u32::from(c).to_le_bytes())),
@@ -262,7 +258,34 @@ impl Encoder {
                 }
             }
         }
-        self.chars += text.chars().count() as u64;
+        self.chars += transcode::count_chars(text) as u64;
         Ok(())
+    }
+}
+
+/// Appends `text` as UTF-16 bytes (big-endian if `be`) to `out`, with the
+/// library's SIMD transcoder writing straight into `out`'s new tail.
+fn append_utf16(text: &str, out: &mut Vec<u8>, be: bool) {
+    let start = out.len();
+    out.resize(
+        start + 2 * transcode::utf16_len_from_utf8(text.as_bytes()),
+        0,
+    );
+    let written = out.get_mut(start..).map(|tail| {
+        if be {
+            transcode::utf8_to_utf16be_into(text.as_bytes(), tail)
+        } else {
+            transcode::utf8_to_utf16le_into(text.as_bytes(), tail)
+        }
+    });
+    // `text` is valid and the tail has exactly the room it needs, so this
+    // cannot fail; should it ever, fall back to std rather than write
+    // wrong bytes.
+    debug_assert!(matches!(written, Some(Ok(n)) if n == out.len() - start));
+    if !matches!(written, Some(Ok(_))) {
+        out.truncate(start);
+        for u in text.encode_utf16() {
+            out.extend_from_slice(&if be { u.to_be_bytes() } else { u.to_le_bytes() });
+        }
     }
 }

@@ -3,6 +3,7 @@
 //! Requires `avx2`.
 
 use super::{Vector, lookup, sse42};
+use crate::error::Utf8Error;
 use core::arch::x86_64::*;
 
 impl Vector for __m256i {
@@ -31,6 +32,13 @@ impl Vector for __m256i {
         // SAFETY: the caller makes 32 bytes at `ptr` readable; `loadu` needs
         // no alignment.
         unsafe { _mm256_loadu_si256(ptr.cast()) }
+    }
+
+    #[inline(always)]
+    unsafe fn store(self, ptr: *mut u8) {
+        // SAFETY: the caller makes 32 bytes at `ptr` writable; `storeu` needs
+        // no alignment.
+        unsafe { _mm256_storeu_si256(ptr.cast(), self) }
     }
 
     #[inline(always)]
@@ -155,6 +163,48 @@ impl Vector for __m256i {
 pub(crate) unsafe fn first_failure(bytes: &[u8]) -> usize {
     // SAFETY: AVX2 is enabled here and, by the caller, present.
     unsafe { lookup::first_failure::<__m256i>(bytes) }
+}
+
+/// Validates `bytes` with exact errors, checking every block (for input
+/// expected to hold errors; see `lookup::validate_fine`).
+///
+/// # Safety
+///
+/// * The CPU supports AVX2.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn validate_fine(bytes: &[u8]) -> Result<(), Utf8Error> {
+    // SAFETY: the features are enabled here and, by the caller, present.
+    unsafe { lookup::validate_fine::<__m256i, false>(bytes, core::ptr::null_mut()) }
+}
+
+/// [`validate_fine`], also copying the bytes it checks to `dst` (see
+/// `lookup::validate_fine`).
+///
+/// # Safety
+///
+/// * The CPU supports AVX2.
+/// * `dst..dst + bytes.len()` is writable and does not overlap `bytes`.
+#[cfg(feature = "alloc")]
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn validate_copy(bytes: &[u8], dst: *mut u8) -> Result<(), Utf8Error> {
+    // SAFETY: the features are enabled here and, by the caller, present;
+    // the caller makes `dst` writable.
+    unsafe { lookup::validate_fine::<__m256i, true>(bytes, dst) }
+}
+
+/// Lossy decoding of `bytes` into `dst` (`cap` bytes of room); see
+/// `lookup::lossy`.
+///
+/// # Safety
+///
+/// * The CPU supports AVX2.
+/// * `dst..dst + cap` is writable and does not overlap `bytes`.
+#[cfg(feature = "alloc")]
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn lossy(bytes: &[u8], dst: *mut u8, cap: usize) -> lookup::Lossy {
+    // SAFETY: the features are enabled here and, by the caller, present;
+    // the caller makes `dst` writable.
+    unsafe { lookup::lossy::<__m256i>(bytes, dst, cap) }
 }
 
 /// Whether `bytes` is valid UTF-8.

@@ -14,6 +14,7 @@
 //!   after it.
 
 use super::{Vector, lookup};
+use crate::error::Utf8Error;
 use core::arch::x86_64::*;
 
 /// `vpermt2b` indices selecting, for lane `i`, the byte `n` lanes before
@@ -65,6 +66,13 @@ impl Vector for __m512i {
         // SAFETY: the caller makes 64 bytes at `ptr` readable; `loadu` needs
         // no alignment.
         unsafe { _mm512_loadu_si512(ptr.cast()) }
+    }
+
+    #[inline(always)]
+    unsafe fn store(self, ptr: *mut u8) {
+        // SAFETY: the caller makes 64 bytes at `ptr` writable; `storeu` needs
+        // no alignment.
+        unsafe { _mm512_storeu_si512(ptr.cast(), self) }
     }
 
     #[inline(always)]
@@ -158,6 +166,14 @@ impl Vector for __m512i {
     }
 
     #[inline(always)]
+    unsafe fn first_nonzero_lane(self) -> usize {
+        // SAFETY: the caller guarantees AVX-512BW.
+        let mask = unsafe { _mm512_test_epi8_mask(self, self) };
+        // At most 64, which the caller's "some lane" rules out.
+        mask.trailing_zeros() as usize
+    }
+
+    #[inline(always)]
     unsafe fn or_and(self, b: Self, c: Self) -> Self {
         // SAFETY: the caller guarantees AVX-512F.
         unsafe { _mm512_ternarylogic_epi32::<{ (A | B) & C }>(self, b, c) }
@@ -180,6 +196,48 @@ impl Vector for __m512i {
 pub(crate) unsafe fn first_failure(bytes: &[u8]) -> usize {
     // SAFETY: the features are enabled here and, by the caller, present.
     unsafe { lookup::first_failure::<__m512i>(bytes) }
+}
+
+/// Validates `bytes` with exact errors, checking every block (for input
+/// expected to hold errors; see `lookup::validate_fine`).
+///
+/// # Safety
+///
+/// * The CPU supports AVX-512F, AVX-512BW and AVX-512VBMI.
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+pub(crate) unsafe fn validate_fine(bytes: &[u8]) -> Result<(), Utf8Error> {
+    // SAFETY: the features are enabled here and, by the caller, present.
+    unsafe { lookup::validate_fine::<__m512i, false>(bytes, core::ptr::null_mut()) }
+}
+
+/// [`validate_fine`], also copying the bytes it checks to `dst` (see
+/// `lookup::validate_fine`).
+///
+/// # Safety
+///
+/// * The CPU supports AVX-512F, AVX-512BW and AVX-512VBMI.
+/// * `dst..dst + bytes.len()` is writable and does not overlap `bytes`.
+#[cfg(feature = "alloc")]
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+pub(crate) unsafe fn validate_copy(bytes: &[u8], dst: *mut u8) -> Result<(), Utf8Error> {
+    // SAFETY: the features are enabled here and, by the caller, present;
+    // the caller makes `dst` writable.
+    unsafe { lookup::validate_fine::<__m512i, true>(bytes, dst) }
+}
+
+/// Lossy decoding of `bytes` into `dst` (`cap` bytes of room); see
+/// `lookup::lossy`.
+///
+/// # Safety
+///
+/// * The CPU supports AVX-512F, AVX-512BW and AVX-512VBMI.
+/// * `dst..dst + cap` is writable and does not overlap `bytes`.
+#[cfg(feature = "alloc")]
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+pub(crate) unsafe fn lossy(bytes: &[u8], dst: *mut u8, cap: usize) -> lookup::Lossy {
+    // SAFETY: the features are enabled here and, by the caller, present;
+    // the caller makes `dst` writable.
+    unsafe { lookup::lossy::<__m512i>(bytes, dst, cap) }
 }
 
 /// Whether `bytes` is valid UTF-8.

@@ -67,7 +67,8 @@
 //! here.)
 
 use super::Vector;
-use crate::validate::VALID;
+use crate::error::Utf8Error;
+use crate::validate::{VALID, scalar};
 
 /// A lead byte followed by a byte that is not a continuation byte.
 const TOO_SHORT: u8 = 1 << 0;
@@ -612,6 +613,205 @@ pub(super) unsafe fn first_failure<V: Vector>(bytes: &[u8]) -> usize {
     }
 }
 
+/// Validates `bytes` with exact errors, testing the error bits after every
+/// block that is not ASCII and after the first ASCII block of a run (which
+/// flags a sequence cut short before it); runs of ASCII blocks are skipped
+/// two at a time without tests, since they cannot hold an error.
+///
+/// This is the flavour for input that is expected to hold errors (lossy
+/// decoding restarts here after each one): past an error at most one block
+/// is checked in vain, and [`locate_near`] rescans only from the start of
+/// the failing block (AVX-512: from a few bytes before the error). On
+/// valid input it does a few more tests than [`validate`], which is why
+/// that one tests per chunk.
+///
+/// With `COPY`, every byte checked is also stored at the same offset from
+/// `dst` (the blocks from the registers just checked, so lossy decoding
+/// copies valid text in the same pass): on return, `dst[..valid_up_to]`
+/// (all of `bytes.len()` when valid) holds the valid prefix, and bytes
+/// after it may have been written too, up to `bytes.len()`.
+///
+/// # Safety
+///
+/// * The CPU has `V`'s features.
+/// * With `COPY`: `dst..dst + bytes.len()` is writable and does not overlap
+///   `bytes`.
+#[inline(always)]
+pub(super) unsafe fn validate_fine<V: Vector, const COPY: bool>(
+    bytes: &[u8],
+    dst: *mut u8,
+) -> Result<(), Utf8Error> {
+    let len = bytes.len();
+    let whole = len - len % BLOCK;
+    let ptr = bytes.as_ptr();
+    // SAFETY: the caller guarantees `V`'s features, for this and every call
+    // below; every block read lies below `whole <= len` (pairs are read
+    // only while `2 * BLOCK` bytes remain before `whole`), and `tail` gets
+    // the `len - whole < BLOCK` bytes after the last whole block.
+    unsafe {
+        let c = Consts::<V>::new();
+        let mut st = State::<V>::new();
+        let mut i = 0;
+        // After a block that was not ASCII, the next is checked the full
+        // way without testing it for ASCII first (the full check is right
+        // for ASCII too): text that is not ASCII rarely has ASCII blocks,
+        // and this saves half the tests.
+        let mut test_ascii = true;
+        while i < whole {
+            let block = Whole { ptr: ptr.add(i) };
+            if test_ascii && Block::<V>::is_ascii(&block) {
+                st.ascii_block(&c);
+                copy_blocks::<V, COPY>(ptr, dst, i, 1);
+                if !st.ok() {
+                    return locate_near(bytes, i);
+                }
+                i += BLOCK;
+                while whole - i >= 2 * BLOCK && Block::<V>::is_ascii(&Run::<2> { ptr: ptr.add(i) })
+                {
+                    copy_blocks::<V, COPY>(ptr, dst, i, 2);
+                    i += 2 * BLOCK;
+                }
+            } else {
+                test_ascii = !test_ascii;
+                st.block(&c, &block);
+                copy_blocks::<V, COPY>(ptr, dst, i, 1);
+                if !st.ok() {
+                    // The error bits are those of this block's lanes (no
+                    // earlier block failed). With one register per block,
+                    // the first flagged lane is at most three bytes after
+                    // the start of the first invalid sequence, so no
+                    // sequence starts before `lane - 3` and the rescan can
+                    // start there (see `locate`); with several registers
+                    // per block the lane says nothing and is 0.
+                    let lane = if V::LANES == BLOCK {
+                        st.error.first_nonzero_lane()
+                    } else {
+                        0
+                    };
+                    return locate_near(bytes, (i + lane).saturating_sub(3));
+                }
+                i += BLOCK;
+            }
+        }
+        st.tail(&c, bytes, whole);
+        if COPY {
+            // SAFETY: the `len - whole` bytes from `whole` are in `bytes`
+            // and, by the caller's contract, writable at `dst + whole`, a
+            // distinct region.
+            core::ptr::copy_nonoverlapping(ptr.add(whole), dst.add(whole), len - whole);
+        }
+        if st.ok() {
+            Ok(())
+        } else {
+            locate_near(bytes, whole)
+        }
+    }
+}
+
+/// What [`lossy`] did: bytes read, bytes written, replacements made.
+#[cfg(feature = "alloc")]
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Lossy {
+    /// Input bytes consumed (a boundary where decoding starts afresh).
+    pub(crate) read: usize,
+    /// Output bytes written.
+    pub(crate) written: usize,
+    /// U+FFFD written.
+    pub(crate) replacements: usize,
+}
+
+/// Lossy decoding of `bytes` into `dst` (room for `cap` bytes): each valid
+/// run is checked and copied a block at a time ([`validate_fine`] with
+/// `COPY`), and each maximal invalid subpart becomes U+FFFD (`EF BF BD`),
+/// all in one loop with the constants in registers. A continuation byte
+/// right after an invalid sequence is one more invalid sequence, replaced
+/// without running the check.
+///
+/// Stops at the end of `bytes`, or early when the room left is less than
+/// the bytes left plus 3 (a run is copied whole before its end is known),
+/// so that the caller can grow the buffer and go on from `read`.
+///
+/// # Safety
+///
+/// * The CPU has `V`'s features.
+/// * `dst..dst + cap` is writable and does not overlap `bytes`.
+#[cfg(feature = "alloc")]
+#[inline(always)]
+pub(super) unsafe fn lossy<V: Vector>(bytes: &[u8], dst: *mut u8, cap: usize) -> Lossy {
+    let len = bytes.len();
+    let mut done = Lossy::default();
+    while done.read < len && cap - done.written >= len - done.read + 3 {
+        let rest = bytes.get(done.read..).unwrap_or_default();
+        // SAFETY: the caller guarantees `V`'s features; the loop condition
+        // leaves at least `rest.len()` bytes of room at `dst + written`,
+        // inside the caller's writable range, which does not overlap
+        // `bytes`.
+        let result = unsafe { validate_fine::<V, true>(rest, dst.add(done.written)) };
+        let Err(e) = result else {
+            done.read = len;
+            done.written += rest.len();
+            break;
+        };
+        let valid = e.valid_up_to();
+        done.written += valid;
+        done.read += valid + e.error_len().unwrap_or(rest.len() - valid);
+        loop {
+            // SAFETY: the loop condition left `rest.len() + 3` bytes of
+            // room, and `valid` of them hold the copied run; later rounds
+            // check for 3 bytes of room themselves.
+            unsafe { replacement(dst.add(done.written)) };
+            done.written += 3;
+            done.replacements += 1;
+            let next_is_continuation = bytes.get(done.read).is_some_and(|&b| (b as i8) < -64);
+            if !next_is_continuation || cap - done.written < 3 {
+                break;
+            }
+            done.read += 1;
+        }
+    }
+    done
+}
+
+/// Writes U+FFFD (`EF BF BD`) at `dst`.
+///
+/// # Safety
+///
+/// * `dst..dst + 3` is writable.
+#[cfg(feature = "alloc")]
+#[inline(always)]
+unsafe fn replacement(dst: *mut u8) {
+    // SAFETY: the caller makes the 3 bytes writable.
+    unsafe { core::ptr::copy_nonoverlapping("\u{FFFD}".as_ptr(), dst, 3) };
+}
+
+/// With `COPY`, copies the `n` blocks at offset `at` from `src` to `dst`,
+/// a register at a time (the registers just checked, still in hand); else
+/// nothing. A function, not a closure, so that it inlines into the
+/// `#[target_feature]` callers.
+///
+/// # Safety
+///
+/// * The CPU has `V`'s features.
+/// * With `COPY`: `src + at..src + at + n * BLOCK` is readable and the same
+///   range from `dst` writable.
+#[inline(always)]
+unsafe fn copy_blocks<V: Vector, const COPY: bool>(
+    src: *const u8,
+    dst: *mut u8,
+    at: usize,
+    n: usize,
+) {
+    if COPY {
+        for k in 0..n * BLOCK / V::LANES {
+            let o = at + k * V::LANES;
+            // SAFETY: `o + LANES <= at + n * BLOCK`: inside both ranges
+            // of the caller's contract; the caller guarantees `V`'s
+            // features.
+            unsafe { V::load(src.add(o)).store(dst.add(o)) };
+        }
+    }
+}
+
 /// Whether `bytes` is valid UTF-8: the same check, with one test at the
 /// end.
 ///
@@ -637,6 +837,19 @@ pub(super) unsafe fn is_valid<V: Vector>(bytes: &[u8]) -> bool {
         st.tail(&c, bytes, whole);
         st.ok()
     }
+}
+
+/// [`locate`](crate::validate::locate) for [`validate_fine`], whose error is at most a block (and
+/// with AVX-512 a few bytes) after `from`: the rescan steps one sequence at
+/// a time rather than setting up the scalar validator's word loop.
+#[inline(never)]
+fn locate_near(bytes: &[u8], from: usize) -> Result<(), Utf8Error> {
+    let result = scalar::validate_near(bytes, crate::validate::rescan_start(bytes, from));
+    debug_assert!(
+        result.is_err(),
+        "SIMD check failed at {from}, scalar found no error"
+    );
+    result
 }
 
 #[cfg(all(test, feature = "alloc"))]

@@ -17,7 +17,7 @@
 
 pub(crate) mod avx2;
 pub(crate) mod avx512;
-mod lookup;
+pub(crate) mod lookup;
 pub(crate) mod sse42;
 
 /// The operations the lookup algorithm needs from a SIMD register of
@@ -55,6 +55,13 @@ pub(crate) trait Vector: Copy {
     ///
     /// * `ptr..ptr + LANES` is readable.
     unsafe fn load(ptr: *const u8) -> Self;
+
+    /// Stores the `LANES` bytes at `ptr` (no alignment needed).
+    ///
+    /// # Safety
+    ///
+    /// * `ptr..ptr + LANES` is writable.
+    unsafe fn store(self, ptr: *mut u8);
 
     /// Loads `len < LANES` bytes from `ptr`, the other lanes zero. The
     /// default copies them to a zeroed buffer; AVX-512 uses a masked load.
@@ -134,6 +141,15 @@ pub(crate) trait Vector: Copy {
 
     /// Every byte is zero.
     unsafe fn is_zero(self) -> bool;
+
+    /// The index of the first lane that is not zero, given that some lane
+    /// is not; a lower bound is allowed. The default answers 0 (no
+    /// information); AVX-512, whose register is a whole block, finds it
+    /// with one mask test.
+    #[inline(always)]
+    unsafe fn first_nonzero_lane(self) -> usize {
+        0
+    }
 
     /// `(self | b) & c`.
     #[inline(always)]

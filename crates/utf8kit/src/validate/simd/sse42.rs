@@ -4,6 +4,7 @@
 //! `ptest`; every CPU with SSE4.2 has both).
 
 use super::{Vector, lookup};
+use crate::error::Utf8Error;
 use core::arch::x86_64::*;
 
 /// `pshufb` masks for [`load_end`]: the 16 bytes from offset `s` move
@@ -103,6 +104,13 @@ impl Vector for __m128i {
     }
 
     #[inline(always)]
+    unsafe fn store(self, ptr: *mut u8) {
+        // SAFETY: the caller makes 16 bytes at `ptr` writable; `storeu` needs
+        // no alignment.
+        unsafe { _mm_storeu_si128(ptr.cast(), self) }
+    }
+
+    #[inline(always)]
     unsafe fn load_partial(ptr: *const u8, len: usize) -> Self {
         // SAFETY: the caller's obligations are `load_small`'s.
         unsafe { load_small(ptr, len) }
@@ -190,6 +198,48 @@ pub(crate) unsafe fn first_failure(bytes: &[u8]) -> usize {
     // SAFETY: SSE4.2 (and so SSSE3 and SSE4.1) is enabled here and, by the
     // caller, present.
     unsafe { lookup::first_failure::<__m128i>(bytes) }
+}
+
+/// Validates `bytes` with exact errors, checking every block (for input
+/// expected to hold errors; see `lookup::validate_fine`).
+///
+/// # Safety
+///
+/// * The CPU supports SSE4.2.
+#[target_feature(enable = "sse4.2")]
+pub(crate) unsafe fn validate_fine(bytes: &[u8]) -> Result<(), Utf8Error> {
+    // SAFETY: the features are enabled here and, by the caller, present.
+    unsafe { lookup::validate_fine::<__m128i, false>(bytes, core::ptr::null_mut()) }
+}
+
+/// [`validate_fine`], also copying the bytes it checks to `dst` (see
+/// `lookup::validate_fine`).
+///
+/// # Safety
+///
+/// * The CPU supports SSE4.2.
+/// * `dst..dst + bytes.len()` is writable and does not overlap `bytes`.
+#[cfg(feature = "alloc")]
+#[target_feature(enable = "sse4.2")]
+pub(crate) unsafe fn validate_copy(bytes: &[u8], dst: *mut u8) -> Result<(), Utf8Error> {
+    // SAFETY: the features are enabled here and, by the caller, present;
+    // the caller makes `dst` writable.
+    unsafe { lookup::validate_fine::<__m128i, true>(bytes, dst) }
+}
+
+/// Lossy decoding of `bytes` into `dst` (`cap` bytes of room); see
+/// `lookup::lossy`.
+///
+/// # Safety
+///
+/// * The CPU supports SSE4.2.
+/// * `dst..dst + cap` is writable and does not overlap `bytes`.
+#[cfg(feature = "alloc")]
+#[target_feature(enable = "sse4.2")]
+pub(crate) unsafe fn lossy(bytes: &[u8], dst: *mut u8, cap: usize) -> lookup::Lossy {
+    // SAFETY: the features are enabled here and, by the caller, present;
+    // the caller makes `dst` writable.
+    unsafe { lookup::lossy::<__m128i>(bytes, dst, cap) }
 }
 
 /// Whether `bytes` is valid UTF-8.
