@@ -4,7 +4,7 @@
 //! Latin-1 families; for UTF-8 → Latin-1 their UTF-8 encodings).
 //!
 //! Every contender writes into an output buffer it owns (grown on the first, untimed,
-//! call, and starting on a cache line) and returns the number of bytes written, or [`INVALID`] if the input is not
+//! call, and starting on a page boundary) and returns the number of bytes written, or [`INVALID`] if the input is not
 //! valid UTF-8 or holds a character above U+00FF. Flavours that do not validate are speed
 //! references ([`Role::Baseline`]), not peers.
 //!
@@ -29,14 +29,15 @@ const UTF8KIT_LEN: &str = "utf8kit::transcode::utf8_len_from_latin1";
 const SIMDUTF_LEN: &str = "simdutf::utf8_length_from_latin1";
 const STD_LEN: &str = "std iter count";
 
-/// `len` bytes of `buf` from a 64-byte boundary, growing it on the first call per size.
+/// `len` bytes of `buf` from a page boundary, growing it on the first call per size.
 ///
-/// Every contender's output starts on a cache line, like the inputs
-/// ([`ALIGN`](crate::inputs::ALIGN)): where the allocator happens to put each contender's
-/// buffer otherwise decides a copy-speed row by 10–40 % (split stores, and loads that
-/// alias recent stores 4 KiB apart), for one contender and not another.
+/// Every contender's output starts at the same offset in a page, so all of them see the
+/// same distance between input and output modulo 4 KiB: where the allocator happens to
+/// put each contender's buffer otherwise decides a copy-speed row by 10–40 % (stores
+/// split across cache lines, loads that alias recent stores 4 KiB apart), for one
+/// contender and not another.
 fn room(buf: &mut Vec<u8>, len: usize) -> &mut [u8] {
-    let align = crate::inputs::ALIGN;
+    let align = 4096;
     if buf.len() < len + align {
         buf.resize(len + align, 0);
     }
