@@ -251,6 +251,17 @@ unsafe fn latin1_block_exact(
 /// * `dst` is valid for writes of `cap` bytes.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi1,bmi2,popcnt")]
 pub(crate) unsafe fn latin1_to_utf8(src: &[u8], dst: *mut u8, cap: usize) -> Progress {
+    if src.len() <= 64 {
+        // One block, in a straight line.
+        // SAFETY: `src.len()` bytes are readable, `cap` writable.
+        return match unsafe { latin1_block_exact(src.as_ptr(), src.len(), 0, dst, cap) } {
+            Some(len) => Progress {
+                read: src.len(),
+                written: len,
+            },
+            None => Progress::default(),
+        };
+    }
     let mut i = 0;
     let mut o = 0;
     // Invariants: `i <= src.len()`, `o <= cap`.
@@ -398,6 +409,32 @@ pub(crate) unsafe fn utf8_to_latin1<const VALID: bool>(
     // and whether it was C3 (bit 0).
     let mut carry = 0u64;
     let mut carry_c3 = 0u64;
+    if src.len() <= 64 {
+        // One block, in a straight line. A lead in its last lane fails it:
+        // `lanes` keeps the bit it shifts into lane `n < 64`, and one in
+        // lane 63 is the carry out, which no block follows.
+        let n = src.len();
+        // SAFETY: `n` bytes at `src` are readable.
+        let v = unsafe { load(src.as_ptr(), n) };
+        let high = _mm512_movepi8_mask(v);
+        let (packed, len) = if high == 0 {
+            (v, n)
+        } else {
+            match latin1_block::<VALID>(v, high, n, u64::MAX, 0, 0) {
+                Some((packed, len, 0, _)) => (packed, len),
+                _ => return Progress::default(),
+            }
+        };
+        if len > cap {
+            return Progress::default();
+        }
+        // SAFETY: `len <= cap` bytes at `dst` are writable.
+        unsafe { store(dst, packed, len) };
+        return Progress {
+            read: n,
+            written: len,
+        };
+    }
     let misalign = src.as_ptr() as usize % 64;
     // Invariants: `i <= src.len()`, and `i - carry` is a character
     // boundary; `o <= cap` bytes are the conversion of `src[..i - carry]`.
