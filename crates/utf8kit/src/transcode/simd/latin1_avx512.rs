@@ -384,6 +384,72 @@ fn latin1_block<const VALID: bool>(
     ))
 }
 
+/// [`utf8_to_latin1`] for at most 128 bytes: one or two blocks in a
+/// straight line (short conversions pay no loop set-up). Any block off the
+/// fast path, or output that does not fit, leaves all of it to the scalar
+/// kernel.
+///
+/// # Safety
+///
+/// * The CPU supports the enabled features.
+/// * `src.len() <= 128`; `dst` is valid for writes of `cap` bytes.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi1,bmi2,popcnt")]
+#[inline]
+unsafe fn utf8_to_latin1_short<const VALID: bool>(
+    src: &[u8],
+    dst: *mut u8,
+    cap: usize,
+) -> Progress {
+    // One block of `n` bytes after `carry`: the packed Latin-1, its length
+    // and the carry out. The last block of the input has `lanes` all ones:
+    // a lead in its last lane fails it (the bit it shifts into lane `n < 64`
+    // is kept, and one in lane 63 is a carry out that no block takes).
+    let block = |v: __m512i, n: usize, lanes: u64, carry: u64, carry_c3: u64| {
+        let high = _mm512_movepi8_mask(v);
+        if (high | carry) == 0 {
+            Some((v, n, 0, 0))
+        } else {
+            latin1_block::<VALID>(v, high, n, lanes, carry, carry_c3)
+        }
+    };
+    let n1 = src.len().min(64);
+    let n2 = src.len() - n1;
+    // SAFETY: `n1 + n2 = src.len()` bytes at `src` are readable.
+    let (v1, v2) = unsafe { (load(src.as_ptr(), n1), load(src.as_ptr().add(n1), n2)) };
+    let lanes1 = if n2 == 0 { u64::MAX } else { low_bits(n1) };
+    let Some((p1, len1, c, c3)) = block(v1, n1, lanes1, 0, 0) else {
+        return Progress::default();
+    };
+    let (p2, len2, c) = if n2 == 0 {
+        (p1, 0, c)
+    } else {
+        match block(v2, n2, u64::MAX, c, c3) {
+            Some((p2, len2, c, _)) => (p2, len2, c),
+            None => return Progress::default(),
+        }
+    };
+    if c != 0 || len1 + len2 > cap {
+        return Progress::default();
+    }
+    // SAFETY: `len1 + len2 <= cap` bytes at `dst` are writable; a whole
+    // first register only where the second block's output overwrites what
+    // it leaves past `len1`.
+    unsafe {
+        if len1 + len2 >= 64 {
+            _mm512_storeu_si512(dst.cast(), p1);
+        } else {
+            store(dst, p1, len1);
+        }
+        if len2 > 0 {
+            store(dst.add(len1), p2, len2);
+        }
+    }
+    Progress {
+        read: src.len(),
+        written: len1 + len2,
+    }
+}
+
 /// Converts UTF-8 `src` to Latin-1 at `dst` while its blocks take the fast
 /// path (see the module docs) and the output fits; stops at a character
 /// boundary before the first block that does not.
@@ -409,31 +475,9 @@ pub(crate) unsafe fn utf8_to_latin1<const VALID: bool>(
     // and whether it was C3 (bit 0).
     let mut carry = 0u64;
     let mut carry_c3 = 0u64;
-    if src.len() <= 64 {
-        // One block, in a straight line. A lead in its last lane fails it:
-        // `lanes` keeps the bit it shifts into lane `n < 64`, and one in
-        // lane 63 is the carry out, which no block follows.
-        let n = src.len();
-        // SAFETY: `n` bytes at `src` are readable.
-        let v = unsafe { load(src.as_ptr(), n) };
-        let high = _mm512_movepi8_mask(v);
-        let (packed, len) = if high == 0 {
-            (v, n)
-        } else {
-            match latin1_block::<VALID>(v, high, n, u64::MAX, 0, 0) {
-                Some((packed, len, 0, _)) => (packed, len),
-                _ => return Progress::default(),
-            }
-        };
-        if len > cap {
-            return Progress::default();
-        }
-        // SAFETY: `len <= cap` bytes at `dst` are writable.
-        unsafe { store(dst, packed, len) };
-        return Progress {
-            read: n,
-            written: len,
-        };
+    if src.len() <= 128 {
+        // SAFETY: `src.len() <= 128`; `dst` is `cap` writable bytes.
+        return unsafe { utf8_to_latin1_short::<VALID>(src, dst, cap) };
     }
     let misalign = src.as_ptr() as usize % 64;
     // Invariants: `i <= src.len()`, and `i - carry` is a character
