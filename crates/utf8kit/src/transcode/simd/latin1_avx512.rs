@@ -3,13 +3,13 @@
 //! # Latin-1 → UTF-8
 //!
 //! 64 bytes per step. An all-ASCII block is stored as it is. Otherwise every
-//! byte `b` gets two candidate bytes, computed for the whole block at once:
-//! the first, `b` itself if it is ASCII else the lead `C0 | b >> 6` (`C2` or
-//! `C3`); the second, the continuation `80 | b & 3F` (that is `b & BF`). A
-//! two-source byte permute (`vpermt2b`) interleaves them into 64 byte pairs
-//! per half block, and `vpcompressb` keeps the first byte of every pair and
-//! the second of the pairs whose `b` is `80..=FF` (the mask is the high-bit
-//! mask deposited on the odd bits with `pdep`).
+//! byte `b` gets two bytes, computed for the whole block at once: the lead
+//! `C2`, or `C3` for `C0..=FF`, and `b` with bit 6 cleared for `C0..=FF`
+//! (for `80..=FF` that is the continuation `80 | b & 3F`, and ASCII stays
+//! as it is). A two-source byte permute (`vpermt2b`) interleaves them into
+//! 64 byte pairs per half block, and `vpcompressb` keeps the second byte of
+//! every pair and the lead of the pairs whose `b` is `80..=FF` (the mask is
+//! the high-bit mask deposited on the even bits with `pdep`).
 //!
 //! # UTF-8 → Latin-1 (validating)
 //!
@@ -59,13 +59,6 @@ const fn interleave(half: usize) -> [u8; 64] {
 
 static INTERLEAVE_LO: [u8; 64] = interleave(0);
 static INTERLEAVE_HI: [u8; 64] = interleave(1);
-
-/// `vpternlogd` truth tables from the canonical operands.
-const A: i32 = 0xF0;
-const B: i32 = 0xCC;
-const C: i32 = 0xAA;
-/// `a | (b & c)`.
-const A_OR_B_AND_C: i32 = A | (B & C);
 
 /// Every even bit of a 64-bit mask (the first byte of each pair).
 const EVEN_BITS: u64 = 0x5555_5555_5555_5555;
@@ -123,28 +116,29 @@ unsafe fn store(dst: *mut u8, v: __m512i, n: usize) {
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi1,bmi2,popcnt")]
 #[inline]
 fn expand(v: __m512i, high: u64, n: usize) -> (__m512i, __m512i, usize) {
-    // First byte of each pair: ASCII as is, else C0 | b >> 6 (the 16-bit
-    // shift brings in bits of the next byte; the mask drops them).
-    let lead = _mm512_ternarylogic_epi32::<A_OR_B_AND_C>(
-        _mm512_set1_epi8(0xC0u8 as i8),
-        _mm512_srli_epi16::<6>(v),
-        _mm512_set1_epi8(0x03),
+    // Each byte b becomes the pair (lead, b'): the lead C2, or C3 for
+    // C0..=FF, and b' = b with bit 6 cleared for C0..=FF (the continuation
+    // 80 | b & 3F for b >= 80, b itself for ASCII). An ASCII byte keeps
+    // only b', a byte 80..=FF both.
+    let top = _mm512_cmpge_epu8_mask(v, _mm512_set1_epi8(0xC0u8 as i8));
+    let lead = _mm512_mask_blend_epi8(
+        top,
+        _mm512_set1_epi8(0xC2u8 as i8),
+        _mm512_set1_epi8(0xC3u8 as i8),
     );
-    let first = _mm512_mask_blend_epi8(high, v, lead);
-    // Second byte: the continuation 80 | b & 3F.
-    let second = _mm512_and_si512(v, _mm512_set1_epi8(0xBFu8 as i8));
+    let second = _mm512_mask_sub_epi8(v, top, v, _mm512_set1_epi8(0x40));
     let (high_lo, high_hi) = (high & 0xFFFF_FFFF, high >> 32);
     let n_lo = n.min(32);
     let n_hi = n - n_lo;
-    let keep_lo = (EVEN_BITS & low_bits(2 * n_lo)) | _pdep_u64(high_lo, ODD_BITS);
-    let keep_hi = (EVEN_BITS & low_bits(2 * n_hi)) | _pdep_u64(high_hi, ODD_BITS);
+    let keep_lo = (ODD_BITS & low_bits(2 * n_lo)) | _pdep_u64(high_lo, EVEN_BITS);
+    let keep_hi = (ODD_BITS & low_bits(2 * n_hi)) | _pdep_u64(high_hi, EVEN_BITS);
     let out_lo = _mm512_maskz_compress_epi8(
         keep_lo,
-        _mm512_permutex2var_epi8(first, table(&INTERLEAVE_LO), second),
+        _mm512_permutex2var_epi8(lead, table(&INTERLEAVE_LO), second),
     );
     let out_hi = _mm512_maskz_compress_epi8(
         keep_hi,
-        _mm512_permutex2var_epi8(first, table(&INTERLEAVE_HI), second),
+        _mm512_permutex2var_epi8(lead, table(&INTERLEAVE_HI), second),
     );
     (out_lo, out_hi, n_lo + high_lo.count_ones() as usize)
 }
