@@ -106,6 +106,53 @@ pub use utf32::{utf8_to_utf32_with, utf32_to_utf8_lossy_with, utf32_to_utf8_with
 #[cfg(feature = "alloc")]
 use alloc::{string::String, vec, vec::Vec};
 
+use crate::validate::validate_by;
+use crate::{Kernel, Utf8Error};
+
+/// Bytes validated and then converted per step by the validating UTF-8
+/// transcoders: small enough that the conversion reads bytes the validator
+/// just brought into L1, large enough that the validator runs at full
+/// speed.
+const CHUNK: usize = 16 << 10;
+
+/// The length of the next chunk of `rest`: at most [`CHUNK`] bytes, ending
+/// before a byte that is not a continuation byte, or after three that are,
+/// or all of `rest`. Either way no sequence crossing the cut could take the
+/// byte after it, so a valid text is not cut inside a character, and a
+/// sequence cut short at the chunk's end is exactly the maximal subpart
+/// the whole input has there.
+#[inline]
+fn chunk_len(rest: &[u8]) -> usize {
+    let len = rest.len().min(CHUNK);
+    if len == rest.len() {
+        return len;
+    }
+    (len - 3..=len)
+        .rev()
+        .find(|&e| rest.get(e).is_some_and(|&b| (b as i8) >= -64))
+        .unwrap_or(len)
+}
+
+/// The length of the next chunk of `rest` to convert ([`chunk_len`]), checked valid by
+/// `kernel`: at most [`CHUNK`] bytes, ending before a lead byte so that no
+/// character is cut (there is a lead among any 4 bytes of valid UTF-8), or
+/// all of `rest`.
+///
+/// # Errors
+///
+/// The first error of `rest` (offsets into `rest`) when the chunk is not
+/// valid. A chunk's error may depend on the bytes after it (a sequence
+/// truncated there is `Incomplete`), so `rest` decides.
+#[inline]
+fn next_valid_chunk(kernel: Kernel, rest: &[u8]) -> Result<usize, Utf8Error> {
+    let mut len = chunk_len(rest);
+    if validate_by(kernel, rest.get(..len).unwrap_or_default()).is_err() {
+        validate_by(kernel, rest)?;
+        len = rest.len();
+    }
+    Ok(len)
+}
+
 /// Turns a kernel's result into an `_into` result for a buffer of `capacity`
 /// elements.
 #[inline]

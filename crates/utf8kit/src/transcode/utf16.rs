@@ -12,7 +12,7 @@ use super::simd::{Engine, Progress};
 #[cfg(target_arch = "x86_64")]
 use super::simd::{utf16_avx512, utf16_len_avx512};
 use super::step::{HIGH_BITS, ascii_prefix, decode_utf8, put, put_replacement, put_utf8};
-use super::{TranscodeError, Utf16Error, fit};
+use super::{CHUNK, TranscodeError, Utf16Error, chunk_len, fit, next_valid_chunk};
 use crate::validate::Splitter;
 use crate::{Kernel, Utf8Error};
 
@@ -220,24 +220,7 @@ fn utf8_to_utf16_run<T: Unit16>(
     let mut start = 0;
     let mut o = 0;
     while let Some(rest) = src.get(start..).filter(|r| !r.is_empty()) {
-        let mut len = rest.len().min(CHUNK);
-        if len < rest.len() {
-            // End the chunk before a lead byte (there is one among any 4
-            // bytes of valid UTF-8), so no character is cut.
-            len = (len - 3..=len)
-                .rev()
-                .find(|&e| rest.get(e).is_some_and(|&b| (b as i8) >= -64))
-                .unwrap_or(len);
-        }
-        let chunk = rest.get(..len).unwrap_or_default();
-        if crate::validate::validate_by(kernel, chunk).is_err() {
-            // A chunk's error may depend on the bytes after it (a truncated
-            // sequence there is `Incomplete`): the rest decides.
-            match crate::validate::validate_by(kernel, rest) {
-                Err(e) => return Err(e.offset_by(start)),
-                Ok(()) => len = rest.len(),
-            }
-        }
+        let len = next_valid_chunk(kernel, rest).map_err(|e| e.offset_by(start))?;
         let chunk = rest.get(..len).unwrap_or_default();
         let out = dst.get_mut(o..).unwrap_or_default();
         o += valid_utf8_to_utf16_run(engine, be, chunk, out, &unit);
@@ -267,19 +250,8 @@ fn utf8_to_utf16_lossy_run<T: Unit16>(
     let mut fine = false;
     while let Some(rest) = src.get(pos..).filter(|r| !r.is_empty()) {
         // At most a chunk at a time, so that the conversion reads bytes the
-        // validator just brought into L1 (as `utf8_to_utf16_run` does). The
-        // chunk ends before a byte that is not a continuation byte, or after
-        // three that are: either way no sequence crossing the cut could
-        // take that byte, so a sequence cut short at the chunk's end is
-        // exactly the maximal subpart the whole input has there.
-        let mut len = rest.len().min(CHUNK);
-        if len < rest.len() {
-            len = (len - 3..=len)
-                .rev()
-                .find(|&e| rest.get(e).is_some_and(|&b| (b as i8) >= -64))
-                .unwrap_or(len);
-        }
-        let piece = rest.get(..len).unwrap_or_default();
+        // validator just brought into L1 (as `utf8_to_utf16_run` does).
+        let piece = rest.get(..chunk_len(rest)).unwrap_or_default();
         let (valid, error) = splitter.split(piece, fine);
         let out = dst.get_mut(o..).unwrap_or_default();
         o += valid_utf8_to_utf16_run(engine, be, valid.as_bytes(), out, &unit);
@@ -295,9 +267,6 @@ fn utf8_to_utf16_lossy_run<T: Unit16>(
     }
     o
 }
-
-/// Bytes validated and converted per step of [`utf8_to_utf16_run`].
-const CHUNK: usize = 16 << 10;
 
 /// [`utf16_len_from_utf8`] by `engine`.
 #[inline]

@@ -8,7 +8,7 @@ use super::count::{count_non_continuation_by, utf8_len_from_utf32_by};
 use super::simd::utf32_avx512;
 use super::simd::{Engine, Progress};
 use super::step::{HIGH_BITS, ascii_prefix, decode_utf8, put, put_replacement, put_utf8};
-use super::{TranscodeError, Utf32Error, fit};
+use super::{CHUNK, TranscodeError, Utf32Error, fit, next_valid_chunk};
 use crate::validate::validate_by;
 use crate::{Kernel, Utf8Error};
 
@@ -96,9 +96,6 @@ fn ascii_prefix_to_utf32(engine: Engine, src: &[u8], dst: &mut [u32]) -> Progres
     }
 }
 
-/// Bytes validated and converted per step of [`utf8_to_utf32_run`].
-const CHUNK: usize = 16 << 10;
-
 /// UTF-8 → UTF-32 with validation by `kernel` (which the CPU supports):
 /// with a SIMD transcoder, a chunk at a time is validated, then converted
 /// by the SIMD kernel and the scalar kernel from where it stopped (so the
@@ -134,24 +131,7 @@ fn utf8_to_utf32_run(kernel: Kernel, src: &[u8], dst: &mut [u32]) -> Result<usiz
         let Some(rest) = src.get(start..).filter(|r| !r.is_empty()) else {
             break;
         };
-        let mut len = rest.len().min(CHUNK);
-        if len < rest.len() {
-            // End the chunk before a lead byte (there is one among any 4
-            // bytes of valid UTF-8), so no character is cut.
-            len = (len - 3..=len)
-                .rev()
-                .find(|&e| rest.get(e).is_some_and(|&b| (b as i8) >= -64))
-                .unwrap_or(len);
-        }
-        let chunk = rest.get(..len).unwrap_or_default();
-        if validate_by(kernel, chunk).is_err() {
-            // A chunk's error may depend on the bytes after it (a truncated
-            // sequence there is `Incomplete`): the rest decides.
-            match validate_by(kernel, rest) {
-                Err(e) => return Err(e.offset_by(start)),
-                Ok(()) => len = rest.len(),
-            }
-        }
+        let len = next_valid_chunk(kernel, rest).map_err(|e| e.offset_by(start))?;
         let chunk = rest.get(..len).unwrap_or_default();
         let out = dst.get_mut(o..).unwrap_or_default();
         o += valid_utf8_to_utf32_run(engine, chunk, out);
