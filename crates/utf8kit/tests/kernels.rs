@@ -9,8 +9,10 @@
 //!
 //! Kernels the CPU lacks are printed as skipped (`--nocapture`).
 
+mod common;
+use common::corpus_dir;
+
 use proptest::prelude::*;
-use std::path::PathBuf;
 use std::sync::OnceLock;
 use utf8kit::{Kernel, Utf8Error};
 
@@ -192,19 +194,6 @@ const TEXTS: &[&str] = &[
     "😀🎉👍🏽🇺🇦 emoji 🧑‍🚀 and 𝔘𝔫𝔦𝔠𝔬𝔡𝔢 𝕞𝕒𝕥𝕙 ∮ E⋅da = Q, n → ∞",
     "mixed: é ß Ж 中 😀 a\u{7FF}\u{800}\u{FFFF}\u{10000}\u{10FFFF} end",
 ];
-
-/// The lipsum corpus directory: `$UTF8KIT_CORPUS`, else the nearest
-/// `shared/corpus/lipsum` beside an ancestor of this crate.
-fn corpus_dir() -> Option<PathBuf> {
-    if let Some(dir) = std::env::var_os("UTF8KIT_CORPUS") {
-        return Some(PathBuf::from(dir));
-    }
-    let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    manifest
-        .ancestors()
-        .map(|dir| dir.join("shared/corpus/lipsum"))
-        .find(|dir| dir.is_dir())
-}
 
 /// The corpus files' texts (name, bytes), or none with a printed note.
 fn corpus() -> &'static [(String, Vec<u8>)] {

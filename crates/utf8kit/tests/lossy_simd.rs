@@ -10,8 +10,10 @@
 //! text with injected errors (proptest); exact-size output buffers with a
 //! guard unit after them; the stream decoder over every chunking.
 
+mod common;
+use common::corpus_dir;
+
 use std::convert::Infallible;
-use std::path::PathBuf;
 
 use proptest::prelude::*;
 use utf8kit::Kernel;
@@ -248,18 +250,6 @@ fn four_byte_leads_with_boundary_continuations() {
             }
         }
     }
-}
-
-/// The lipsum corpus directory: `$UTF8KIT_CORPUS`, else the nearest
-/// `shared/corpus/lipsum` beside an ancestor of this crate.
-fn corpus_dir() -> Option<PathBuf> {
-    if let Some(dir) = std::env::var_os("UTF8KIT_CORPUS") {
-        return Some(PathBuf::from(dir));
-    }
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .ancestors()
-        .map(|dir| dir.join("shared/corpus/lipsum"))
-        .find(|dir| dir.is_dir())
 }
 
 /// The UTF-8 lipsum files (name, text), or none with a note.

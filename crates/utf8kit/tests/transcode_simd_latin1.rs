@@ -6,7 +6,8 @@
 //! random inputs, exact-size output buffers with a guard byte after them,
 //! larger buffers (nothing written past the output) and buffers too short.
 
-use std::path::PathBuf;
+mod common;
+use common::corpus_dir;
 
 use proptest::prelude::*;
 use utf8kit::Kernel;
@@ -463,15 +464,6 @@ fn utf8_latin1_text_long() {
         check_latin1(&high);
         check_utf8(std_latin1_to_utf8(&high).as_bytes());
     }
-}
-
-fn corpus_dir() -> Option<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .ancestors()
-        .map(|d| d.join("shared/corpus/lipsum"))
-        .find(|d| d.is_dir())
-        .or_else(|| Some(PathBuf::from("/work/shared/corpus/lipsum")))?;
-    dir.is_dir().then_some(dir)
 }
 
 #[test]

@@ -3,7 +3,9 @@
 //! every offset 0..=200 of valid text, random inputs, and exact-size output
 //! buffers with a guard element after them.
 
-use std::path::PathBuf;
+mod common;
+use common::corpus_dir;
+
 use std::sync::OnceLock;
 
 use proptest::prelude::*;
@@ -198,18 +200,6 @@ const TEXTS: &[&str] = &[
     "😀🎉👍🏽🇺🇦 emoji 🧑‍🚀 and 𝔘𝔫𝔦𝔠𝔬𝔡𝔢 𝕞𝕒𝕥𝕙 ∮ E⋅da = Q, n → ∞",
     "mixed: é ß Ж 中 😀 a\u{7FF}\u{800}\u{FFFF}\u{10000}\u{10FFFF} end",
 ];
-
-/// The lipsum corpus directory: `$UTF8KIT_CORPUS`, else the nearest
-/// `shared/corpus/lipsum` beside an ancestor of this crate.
-fn corpus_dir() -> Option<PathBuf> {
-    if let Some(dir) = std::env::var_os("UTF8KIT_CORPUS") {
-        return Some(PathBuf::from(dir));
-    }
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .ancestors()
-        .map(|dir| dir.join("shared/corpus/lipsum"))
-        .find(|dir| dir.is_dir())
-}
 
 /// The corpus files ending in `suffix` (name, bytes), or none with a note.
 fn corpus(suffix: &str) -> Vec<(String, Vec<u8>)> {

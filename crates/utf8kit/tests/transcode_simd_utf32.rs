@@ -5,7 +5,8 @@
 //! lipsum text, random inputs, exact-size output buffers with a guard byte
 //! after them, and buffers that are too small.
 
-use std::path::PathBuf;
+mod common;
+use common::corpus_dir;
 
 use proptest::prelude::*;
 use utf8kit::Kernel;
@@ -214,18 +215,6 @@ fn check_count(text: &str) {
         );
     }
     assert_eq!(t::count_chars(text), want);
-}
-
-/// The lipsum corpus directory: `$UTF8KIT_CORPUS`, else the nearest
-/// `shared/corpus/lipsum` beside an ancestor of this crate.
-fn corpus_dir() -> Option<PathBuf> {
-    if let Some(dir) = std::env::var_os("UTF8KIT_CORPUS") {
-        return Some(PathBuf::from(dir));
-    }
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .ancestors()
-        .map(|dir| dir.join("shared/corpus/lipsum"))
-        .find(|dir| dir.is_dir())
 }
 
 /// The UTF-8 corpus files (name, text), or none with a note.
