@@ -189,7 +189,7 @@ pub(super) fn latin1_len_by(engine: Engine, bytes: &[u8]) -> usize {
         #[cfg(target_arch = "x86_64")]
         // SAFETY: `Engine::Avx512` is only chosen when the CPU has the
         // kernel's features.
-        Engine::Avx512 => unsafe { latin1_avx512::count_non_continuation(bytes) },
+        Engine::Avx512 => unsafe { super::simd::count_avx512::count_chars(bytes) },
         _ => count_non_continuation(bytes),
     }
 }

@@ -1,4 +1,5 @@
-//! AVX-512 Latin-1 ⇄ UTF-8, and the two output lengths.
+//! AVX-512 Latin-1 ⇄ UTF-8, and the UTF-8 length of Latin-1 (the Latin-1
+//! length of UTF-8 is `count_avx512::count_chars`).
 //!
 //! # Latin-1 → UTF-8
 //!
@@ -573,27 +574,4 @@ pub(crate) unsafe fn count_high(bytes: &[u8]) -> usize {
     // SAFETY: `tail` is `tail.len() < 64` readable bytes.
     let v = unsafe { load(tail.as_ptr(), tail.len()) };
     n + _mm512_movepi8_mask(v).count_ones() as usize
-}
-
-/// The number of bytes in `bytes` that are not continuation bytes
-/// (`80..=BF`).
-///
-/// # Safety
-///
-/// * The CPU supports the enabled features.
-#[target_feature(enable = "avx512f,avx512bw,popcnt")]
-pub(crate) unsafe fn count_non_continuation(bytes: &[u8]) -> usize {
-    let (blocks, tail) = bytes.as_chunks::<64>();
-    let first_lead = _mm512_set1_epi8(-64);
-    let mut continuation = 0;
-    for block in blocks {
-        // SAFETY: `block` is 64 readable bytes.
-        let v = unsafe { _mm512_loadu_si512(block.as_ptr().cast()) };
-        continuation += _mm512_cmplt_epi8_mask(v, first_lead).count_ones() as usize;
-    }
-    // SAFETY: `tail` is `tail.len() < 64` readable bytes (absent lanes are
-    // zero, ASCII, so they count as no continuation).
-    let v = unsafe { load(tail.as_ptr(), tail.len()) };
-    continuation += _mm512_cmplt_epi8_mask(v, first_lead).count_ones() as usize;
-    bytes.len() - continuation
 }
