@@ -76,7 +76,7 @@ impl Engine {
             joined[..self.carry_len].copy_from_slice(&self.carry[..self.carry_len]);
             joined[self.carry_len..self.carry_len + take].copy_from_slice(&chunk[..take]);
             let joined = &joined[..self.carry_len + take];
-            let (valid, error) = crate::validate::split_valid(joined);
+            let (valid, error) = Splitter::detected().split(joined, false);
             let unit = match error {
                 Some(e) if valid.is_empty() => match e.error_len() {
                     // Still cut: the chunk held only a byte or two.

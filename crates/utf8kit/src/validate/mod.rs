@@ -149,20 +149,6 @@ pub fn is_valid(bytes: &[u8]) -> bool {
     unsafe { dispatch::is_valid(dispatch::detected(), bytes) }
 }
 
-/// Validates `bytes` and returns its longest valid prefix as `&str`, with
-/// the error that ends it (if any). Lossy and streaming decoders are built
-/// on this: one pass of the fast validator, no second check of the prefix.
-#[inline]
-pub(crate) fn split_valid(bytes: &[u8]) -> (&str, Option<Utf8Error>) {
-    let (prefix, error) = match validate(bytes) {
-        Ok(()) => (bytes, None),
-        Err(e) => (bytes.get(..e.valid_up_to()).unwrap_or_default(), Some(e)),
-    };
-    // SAFETY: `validate` checked that `bytes[..valid_up_to]` (all of `bytes`
-    // when it returned Ok) is valid UTF-8.
-    (unsafe { core::str::from_utf8_unchecked(prefix) }, error)
-}
-
 /// A validation kernel the CPU is known to support, for code that
 /// validates an input piece by piece: lossy decoding and chunk iteration
 /// restart validation after every error.
@@ -198,18 +184,21 @@ impl Splitter {
         self.kernel
     }
 
-    /// [`split_valid`] by this kernel. With `fine`, the SIMD check is tested
+    /// The longest valid prefix of `bytes` as `&str`, with the error that
+    /// ends it (if any), by this kernel: one pass of the validator, no
+    /// second check of the prefix. With `fine`, the SIMD check is tested
     /// after every 64-byte block rather than every KiB: for input expected
     /// to hold errors (after a first one), so that little work is wasted
     /// past an error and its exact position is found by rescanning a few
     /// bytes only.
     #[inline]
     pub(crate) fn split(self, bytes: &[u8], fine: bool) -> (&str, Option<Utf8Error>) {
-        let result = if bytes.len() < self.short {
-            scalar::validate(bytes)
-        } else if fine {
+        let result = if fine && bytes.len() >= self.short {
             // SAFETY: the struct's invariant: the CPU supports the kernel.
             unsafe { dispatch::validate_fine(self.kernel, bytes) }
+        } else if self.short > 0 {
+            // The detected kernel: `validate`, short path included.
+            validate(bytes)
         } else {
             // SAFETY: as above.
             result(bytes, unsafe {
