@@ -36,7 +36,7 @@ pub fn find(input: &[u8], keep: Option<usize>) -> Vec<Located> {
 
 /// Finds errors in input that arrives in chunks of any size; the result does
 /// not depend on where the chunks are cut. The engine's
-/// [`StreamScanner`](utf8kit::stream::StreamScanner) finds the errors; this
+/// [`StreamScanner`] finds the errors; this
 /// only keeps them and counts lines and columns.
 #[derive(Debug)]
 pub struct Finder {

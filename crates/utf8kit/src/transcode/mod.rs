@@ -25,7 +25,7 @@
 //! # Errors
 //!
 //! UTF-8 input is checked exactly like [`validate`](crate::validate): the
-//! same [`Utf8Error`](crate::Utf8Error), with std's `valid_up_to` and
+//! same [`Utf8Error`], with std's `valid_up_to` and
 //! `error_len`. UTF-16 errors ([`Utf16Error`]) and UTF-32 errors
 //! ([`Utf32Error`]) give the index, in code units, of the first bad unit.
 //! Lossy variants replace each bad unit with U+FFFD, exactly like
