@@ -378,6 +378,91 @@ fn latin1_round_trip_and_refusal() {
 }
 
 #[test]
+fn latin1_output_over_many_chunks_matches_a_char_by_char_encoding() {
+    // ~1.5 MB, several read chunks, with characters outside Latin-1 all
+    // through it (and across chunk ends).
+    let text: String = "Grüße, Привет! café ÿ €uro — ok. "
+        .repeat(40_000)
+        .chars()
+        .collect();
+    let want: Vec<u8> = text
+        .chars()
+        .map(|c| u8::try_from(c).unwrap_or(b'?'))
+        .collect();
+    let out = utf8kit()
+        .args(["convert", "--lossy", "--to", "latin1"])
+        .write_stdin(text.clone())
+        .assert()
+        .success();
+    assert_eq!(out.get_output().stdout, want);
+    let unrepresentable = text.chars().filter(|&c| u32::from(c) > 0xFF).count();
+    out.stderr(predicate::str::contains(format!(
+        "{unrepresentable} character(s) with '?'"
+    )));
+
+    // Strict: the first character above U+00FF, counted over the whole
+    // input, in a later chunk.
+    let mut late = "é".repeat(300_000);
+    late.push_str("ab€");
+    utf8kit()
+        .args(["convert", "--to", "latin1"])
+        .write_stdin(late)
+        .assert()
+        .code(1)
+        .stderr(
+            predicate::str::contains("U+20AC")
+                .and(predicate::str::contains("character 300002 of the text")),
+        );
+}
+
+#[test]
+fn utf32_input_errors_and_replacements() {
+    let units = |us: &[u32]| -> Vec<u8> { us.iter().flat_map(|u| u.to_le_bytes()).collect() };
+    utf8kit()
+        .args(["convert", "--from", "utf-32le", "--to", "utf-8"])
+        .write_stdin(units(&[0x41, 0x1F600, 0xD800, 0x42]))
+        .assert()
+        .code(1)
+        .stderr(
+            predicate::str::contains("U+D800 is not a Unicode scalar value")
+                .and(predicate::str::contains("at byte 8")),
+        );
+    let mut truncated = units(&[0x41, 0x42]);
+    truncated.extend_from_slice(&[0x43, 0x00]);
+    utf8kit()
+        .args(["convert", "--from", "utf-32le", "--to", "utf-8"])
+        .write_stdin(truncated.clone())
+        .assert()
+        .code(1)
+        .stderr(
+            predicate::str::contains("truncated UTF-32 code unit")
+                .and(predicate::str::contains("at byte 8")),
+        );
+    // Lossy: a genuine U+FFFD in the input is not counted as a replacement.
+    let mut input = units(&[0x41, 0x110000, 0xFFFD, 0xDFFF, 0x42]);
+    input.extend_from_slice(&[0x43]);
+    let out = utf8kit()
+        .args(["convert", "--lossy", "--from", "utf-32le", "--to", "utf-8"])
+        .write_stdin(input)
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("3 invalid sequence(s) replaced"));
+    assert_eq!(stdout_of(&out), "A\u{FFFD}\u{FFFD}\u{FFFD}B\u{FFFD}");
+    // Big-endian output of text with every UTF-8 length.
+    let text = "aé€😀".repeat(1000);
+    let out = utf8kit()
+        .args(["convert", "--to", "utf-32be"])
+        .write_stdin(text.clone())
+        .assert()
+        .success();
+    let want: Vec<u8> = text
+        .chars()
+        .flat_map(|c| u32::from(c).to_be_bytes())
+        .collect();
+    assert_eq!(out.get_output().stdout, want);
+}
+
+#[test]
 fn bom_policies() {
     let with_bom = b"\xEF\xBB\xBFhi".as_slice();
     let run = |policy: &str, input: &[u8]| {

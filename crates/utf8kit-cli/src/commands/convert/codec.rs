@@ -4,7 +4,7 @@
 
 use std::fmt;
 
-use utf8kit::transcode::{self, Utf16Error};
+use utf8kit::transcode::{self, Latin1Error, TranscodeError, Utf16Error};
 use utf8kit::variant;
 
 use crate::encodings::Encoding;
@@ -135,27 +135,31 @@ impl Decoder {
                 }
             }
             Encoding::Utf32Le | Encoding::Utf32Be => {
-                for (i, p) in bytes.chunks(4).enumerate() {
-                    let value = match (self.encoding, p) {
-                        (Encoding::Utf32Le, &[a, b, c, d]) => {
-                            Some(u32::from_le_bytes([a, b, c, d]))
+                let be = self.encoding == Encoding::Utf32Be;
+                let units = utf32_units(bytes, be);
+                if self.lossy {
+                    let text = transcode::utf32_to_utf8_lossy(&units);
+                    let genuine = units.iter().filter(|&&u| u == 0xFFFD).count();
+                    let produced = text.matches('\u{FFFD}').count();
+                    self.replacements += produced.saturating_sub(genuine) as u64;
+                    out.push_str(&text);
+                } else {
+                    match transcode::utf32_to_utf8(&units) {
+                        Ok(text) => out.push_str(&text),
+                        Err(e) => {
+                            let what = format!("U+{:X} is not a Unicode scalar value", e.value());
+                            return Err(self.error(e.index() * 4, what));
                         }
-                        (_, &[a, b, c, d]) => Some(u32::from_be_bytes([a, b, c, d])),
-                        _ => None,
-                    };
-                    match value.and_then(char::from_u32) {
-                        Some(c) => out.push(c),
-                        None if self.lossy => {
-                            out.push('\u{FFFD}');
-                            self.replacements += 1;
-                        }
-                        None => {
-                            let what = match value {
-                                Some(v) => format!("U+{v:X} is not a Unicode scalar value"),
-                                None => "truncated UTF-32 code unit".to_owned(),
-                            };
-                            return Err(self.error(i * 4, what));
-                        }
+                    }
+                }
+                if !bytes.len().is_multiple_of(4) {
+                    // Only the last chunk can end inside a unit.
+                    if self.lossy {
+                        out.push('\u{FFFD}');
+                        self.replacements += 1;
+                    } else {
+                        let at = bytes.len() - bytes.len() % 4;
+                        return Err(self.error(at, "truncated UTF-32 code unit"));
                     }
                 }
             }
@@ -231,34 +235,70 @@ impl Encoder {
             Encoding::Utf8 => out.extend_from_slice(text.as_bytes()),
             Encoding::Utf16Le => append_utf16(text, out, false),
             Encoding::Utf16Be => append_utf16(text, out, true),
-            Encoding::Utf32Le => text
-                .chars()
-                .for_each(|c| out.extend_from_slice(&u32::from(c).to_le_bytes())),
-            Encoding::Utf32Be => text
-                .chars()
-                .for_each(|c| out.extend_from_slice(&u32::from(c).to_be_bytes())),
+            Encoding::Utf32Le => append_utf32(text, out, false),
+            Encoding::Utf32Be => append_utf32(text, out, true),
             Encoding::Cesu8 => out.extend_from_slice(&variant::to_cesu8(text)),
             Encoding::Mutf8 => out.extend_from_slice(&variant::to_mutf8(text)),
-            Encoding::Latin1 => {
-                for (i, c) in text.chars().enumerate() {
-                    match u8::try_from(u32::from(c)) {
-                        Ok(b) => out.push(b),
-                        Err(_) if self.lossy => {
-                            out.push(b'?');
-                            self.replacements += 1;
-                        }
-                        Err(_) => {
-                            return Err(ConvertError {
-                                at: self.chars + i as u64,
-                                in_input: false,
-                                what: format!("U+{:04X} {c:?} has no Latin-1 form", u32::from(c)),
-                            });
-                        }
-                    }
-                }
-            }
+            Encoding::Latin1 => self.append_latin1(text, out)?,
         }
         self.chars += transcode::count_chars(text) as u64;
+        Ok(())
+    }
+
+    /// Appends `text` as Latin-1: the library's SIMD converter takes each
+    /// run of characters up to U+00FF; a character above it is `?` when
+    /// lossy, else the error (with its index among all characters encoded).
+    fn append_latin1(&mut self, text: &str, out: &mut Vec<u8>) -> Result<(), ConvertError> {
+        let base = out.len();
+        // One byte per character is never more than its UTF-8 bytes, so
+        // `out[o..]` always has room for the rest.
+        out.resize(base + text.len(), 0);
+        let mut o = base;
+        let mut rest = text;
+        while !rest.is_empty() {
+            let error = match transcode::valid_utf8_to_latin1_into(rest, &mut out[o..]) {
+                Ok(n) => {
+                    o += n;
+                    break;
+                }
+                Err(error) => error,
+            };
+            let (offset, ch) = match error {
+                TranscodeError::Invalid(Latin1Error::Unrepresentable { offset, ch }) => {
+                    (offset, ch)
+                }
+                // Not expected (the text is valid and has room), but find
+                // the character by hand rather than fail.
+                _ => match rest.char_indices().find(|&(_, c)| u32::from(c) > 0xFF) {
+                    Some(found) => found,
+                    None => {
+                        for c in rest.chars() {
+                            out[o] = c as u8;
+                            o += 1;
+                        }
+                        break;
+                    }
+                },
+            };
+            let done = &rest[..offset];
+            // What an error leaves in the buffer is unspecified: convert the
+            // run before the character again (it cannot fail).
+            o += transcode::valid_utf8_to_latin1_into(done, &mut out[o..]).unwrap_or(0);
+            if !self.lossy {
+                out.truncate(base);
+                let index = transcode::count_chars(&text[..text.len() - rest.len() + offset]);
+                return Err(ConvertError {
+                    at: self.chars + index as u64,
+                    in_input: false,
+                    what: format!("U+{:04X} {ch:?} has no Latin-1 form", u32::from(ch)),
+                });
+            }
+            out[o] = b'?';
+            o += 1;
+            self.replacements += 1;
+            rest = &rest[offset + ch.len_utf8()..];
+        }
+        out.truncate(o);
         Ok(())
     }
 }
@@ -288,4 +328,36 @@ fn append_utf16(text: &str, out: &mut Vec<u8>, be: bool) {
             out.extend_from_slice(&if be { u.to_be_bytes() } else { u.to_le_bytes() });
         }
     }
+}
+
+/// Appends `text` as UTF-32 bytes (big-endian if `be`), converted by the
+/// library's SIMD transcoder.
+fn append_utf32(text: &str, out: &mut Vec<u8>, be: bool) {
+    let mut units = vec![0u32; transcode::count_chars(text)];
+    let n = transcode::utf8_to_utf32_into(text.as_bytes(), &mut units).unwrap_or(0);
+    if n != units.len() {
+        // Cannot happen (the text is valid and `units` exactly sized).
+        units.clear();
+        units.extend(text.chars().map(u32::from));
+    }
+    out.reserve(4 * units.len());
+    for u in units {
+        out.extend_from_slice(&if be { u.to_be_bytes() } else { u.to_le_bytes() });
+    }
+}
+
+/// The whole 32-bit units of `bytes` (big-endian if `be`); a partial last
+/// unit is left out.
+fn utf32_units(bytes: &[u8], be: bool) -> Vec<u32> {
+    bytes
+        .chunks_exact(4)
+        .map(|p| {
+            let p = [p[0], p[1], p[2], p[3]];
+            if be {
+                u32::from_be_bytes(p)
+            } else {
+                u32::from_le_bytes(p)
+            }
+        })
+        .collect()
 }
