@@ -354,12 +354,7 @@ unsafe fn general_block<const BE: bool, const MASKED: bool>(
     let mut n = 0;
     let mut g = 0;
     while 16 * g < chars {
-        let cp = decode_lanes(gather_characters(
-            v,
-            _mm512_setzero_si512(),
-            positions,
-            g,
-        ));
+        let cp = decode_lanes(gather_characters(v, _mm512_setzero_si512(), positions, g));
         let present = _bzhi_u32(0xFFFF, (chars - 16 * g) as u32);
         let four = (four >> (16 * g)) as u16;
         let keep = _pdep_u32(present, 0x5555_5555) | _pdep_u32(u32::from(four), 0xAAAA_AAAA);
@@ -742,4 +737,54 @@ unsafe fn block_to_utf8<const PAIRS: bool, const MASKED: bool>(
         store_bytes::<MASKED>(out.add(n0), hi, n1);
     }
     n0 + n1
+}
+
+#[cfg(all(test, feature = "std"))]
+mod tests {
+    use super::*;
+    use std::vec;
+
+    fn supported() -> bool {
+        std::is_x86_feature_detected!("avx512f")
+            && std::is_x86_feature_detected!("avx512bw")
+            && std::is_x86_feature_detected!("avx512vl")
+            && std::is_x86_feature_detected!("avx512vbmi")
+            && std::is_x86_feature_detected!("avx512vbmi2")
+            && std::is_x86_feature_detected!("bmi1")
+            && std::is_x86_feature_detected!("bmi2")
+            && std::is_x86_feature_detected!("popcnt")
+    }
+
+    /// Invalid input the wrappers never pass (they validate first) still
+    /// keeps every store inside the room: runs of 4-byte leads without
+    /// their continuation bytes would make up to 2 units per byte.
+    #[test]
+    fn invalid_four_byte_leads_stay_inside_the_room() {
+        if !supported() {
+            return;
+        }
+        const GUARD: u8 = 0xA5;
+        // E.g. 30 `F0` then ASCII: 63 characters, 93 units, and the last
+        // round's store would start at unit 78 without the 64-unit bound.
+        for lead in [0xF0u8, 0xFF] {
+            for leads in (0..=64).chain([100, 200]) {
+                for tail in [0usize, 1, 17] {
+                    let mut src = vec![lead; leads];
+                    src.extend(core::iter::repeat_n(0x80u8, tail));
+                    src.extend(core::iter::repeat_n(b'a', 70));
+                    for cap in (0..=2 * src.len()).step_by(3) {
+                        let mut out = vec![GUARD; 2 * cap + 256];
+                        // SAFETY: the CPU has the features; `out` holds
+                        // `2 * cap` writable bytes (and a guard after them).
+                        let p = unsafe { utf8_to_utf16::<false>(&src, out.as_mut_ptr(), cap) };
+                        assert!(p.read <= src.len() && p.written <= cap);
+                        assert!(
+                            out[2 * cap..].iter().all(|&b| b == GUARD),
+                            "lead {lead:X}, {leads} leads, tail {tail}, cap {cap}"
+                        );
+                    }
+                }
+            }
+        }
+    }
 }
