@@ -154,7 +154,10 @@ pub(crate) unsafe fn utf8_to_utf16<const BE: bool>(
 }
 
 /// Units of output room a plain (unmasked) step needs: what its stores may
-/// reach.
+/// reach. An ASCII block stores 64 units; [`bmp_block`] two stores of 32,
+/// the second at most 32 units in; [`general_block`] stores of 32 units
+/// after at most 63 (`block` refuses a block of more than 64 units), so
+/// they end by unit 95.
 const ROOM16: usize = 96;
 
 /// One step: converts the characters of block `v` (its bytes in `lanes`)
