@@ -12,8 +12,9 @@
 //!   `vpermb`), in 16-bit lanes, two halves of 32 bytes; one `vpcompressw`
 //!   each packs the results at lead lanes;
 //! * else: the characters are packed first, as in the UTF-8 → UTF-32
-//!   kernel (`vpcompressb` of the lead positions, then a `vpermb` gathers
-//!   each character's 4 bytes into a 32-bit lane, 16 characters a round),
+//!   kernel (`vpcompressb` of the lead positions, then a `vpermt2b`
+//!   gathers each character's 4 bytes into a 32-bit lane, 16 characters a
+//!   round),
 //!   and decoded there; a supplementary code point becomes a surrogate pair
 //!   in its lane, and one `vpcompressw` keeps the low unit of every lane and
 //!   the high unit of the 4-byte ones. The rounds follow the characters: a
@@ -328,8 +329,9 @@ fn bmp_half(c: __m256i, c1: __m256i, c2: __m256i, two: u32, three: u32) -> __m51
 /// holds at most 16 and takes one round.
 ///
 /// Every character of `m` ends in the block (the caller stops before a
-/// lead whose character may not), so the gather reads `v` only; the bytes
-/// it picks past a character's end are dropped by the decoding. Which
+/// lead whose character may not), so the gather reads `v` only (bytes past
+/// its end read as 0); the bytes it picks past a character's end are
+/// dropped by the decoding. Which
 /// characters make two units comes from `four`, not from the decoded
 /// values, so the count (and every store) stays the caller's even for
 /// invalid input.
