@@ -423,3 +423,144 @@ fn every_short_length_with_a_surrogate_at_every_position() {
         }
     }
 }
+
+/// A filler of each UTF-8 length, and 4-byte characters to mix into it.
+const FILLERS: [char; 4] = ['a', 'é', '中', '😀'];
+const SUPPLEMENTARY: [char; 3] = ['\u{10000}', '😀', '\u{10FFFF}'];
+
+/// The 4-byte path of UTF-8 → UTF-16: one 4-byte character at every
+/// character boundary of the first two blocks and a half (so at every lane
+/// of a block, straddling block ends, and in the masked tail), in text of
+/// each UTF-8 length; each input also cut to every length around the end
+/// so the last character lands in a masked step.
+#[test]
+fn four_byte_character_at_every_position() {
+    for filler in FILLERS {
+        let base: String = core::iter::repeat_n(filler, 160 / filler.len_utf8()).collect();
+        for (k, four) in SUPPLEMENTARY.iter().enumerate() {
+            for at in (0..=base.len()).filter(|&i| base.is_char_boundary(i)) {
+                let mut s = base.clone();
+                s.insert(at, *four);
+                // Cut the text after the inserted character at a few
+                // lengths (rotating with `k` to keep the test short).
+                let end = at + four.len_utf8();
+                let cuts = [end, end + 1 + k, s.len()];
+                for cut in cuts {
+                    if let Some(prefix) = s.get(..cut) {
+                        check_utf8(prefix.as_bytes());
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Dense 4-byte text after every number of bytes of 1/2/3-byte characters
+/// (so the 4-byte leads fall on every lane, runs straddle block ends and
+/// blocks hold up to 16 of them), at every length to 200 bytes.
+#[test]
+fn four_byte_runs_after_every_prefix() {
+    let run: String = "😀\u{10000}\u{10FFFF}𝄞".repeat(16);
+    for prefix in ["a", "é", "中", "aé中"] {
+        for count in 0..=24 {
+            let mut s: String = prefix.repeat(count);
+            s.push_str(&run);
+            for len in (0..s.len().min(200)).filter(|&i| s.is_char_boundary(i)) {
+                check_utf8(&s.as_bytes()[..len]);
+            }
+            check_utf8(s.as_bytes());
+        }
+    }
+}
+
+/// Every mix of character lengths in a repeating pattern, shifted to every
+/// phase, long enough for several blocks and the masked tail.
+#[test]
+fn mixed_lengths_with_four_byte_characters() {
+    let patterns: &[&[char]] = &[
+        &['a', '😀'],
+        &['é', '😀'],
+        &['中', '😀'],
+        &['a', 'é', '中', '😀'],
+        &['😀', '😀', 'a'],
+        &[
+            '\u{10FFFF}',
+            '\u{7F}',
+            '\u{80}',
+            '\u{7FF}',
+            '\u{800}',
+            '\u{FFFF}',
+            '\u{10000}',
+        ],
+    ];
+    for pattern in patterns {
+        for phase in 0..pattern.len() {
+            let s: String = pattern.iter().cycle().skip(phase).take(150).collect();
+            check_utf8(s.as_bytes());
+            for len in (s.len().saturating_sub(70)..s.len()).filter(|&i| s.is_char_boundary(i)) {
+                check_utf8(&s.as_bytes()[..len]);
+            }
+        }
+    }
+}
+
+/// Output buffers of every size short of the need, for text with 4-byte
+/// characters: the exact need is reported and nothing is written past the
+/// buffer (a guard unit after it survives).
+#[test]
+fn four_byte_text_into_every_short_buffer() {
+    let s: String = ['a', 'é', '😀', '中', '😀', '😀', 'b']
+        .iter()
+        .cycle()
+        .take(120)
+        .collect();
+    let want: Vec<u16> = s.encode_utf16().collect();
+    let n = want.len();
+    for kernel in Kernel::available() {
+        for cap in 0..n {
+            let mut out = vec![GUARD16; cap + 1];
+            let got = t::utf8_to_utf16_with(kernel, s.as_bytes(), &mut out[..cap]);
+            assert_eq!(
+                got,
+                Some(Err(TranscodeError::BufferTooSmall { needed: n })),
+                "{kernel}, cap {cap}"
+            );
+            assert_eq!(out[cap], GUARD16, "{kernel}, cap {cap}: wrote past the end");
+            let mut bytes = vec![GUARD8; 2 * cap + 1];
+            let got = t::utf8_to_utf16be_with(kernel, s.as_bytes(), &mut bytes[..2 * cap]);
+            assert!(matches!(
+                got,
+                Some(Err(TranscodeError::BufferTooSmall { .. }))
+            ));
+            assert_eq!(
+                bytes[2 * cap],
+                GUARD8,
+                "{kernel}, cap {cap}: wrote past the end"
+            );
+        }
+    }
+}
+
+/// Invalid input heavy in 4-byte leads (runs of `F0`..`F4` without their
+/// continuation bytes, and truncated 4-byte sequences) is rejected at
+/// std's position by every kernel.
+#[test]
+fn invalid_runs_of_four_byte_leads() {
+    for lead in [0xF0u8, 0xF4, 0xF5, 0xF8] {
+        for len in [1usize, 15, 47, 48, 49, 63, 64, 65, 100, 130] {
+            for prefix in 0..5 {
+                let mut bytes = vec![b'a'; prefix];
+                bytes.extend(core::iter::repeat_n(lead, len));
+                check_utf8(&bytes);
+                bytes.extend(core::iter::repeat_n(0x80u8, 20));
+                check_utf8(&bytes);
+            }
+        }
+    }
+    let truncated = "😀".repeat(40);
+    for cut in 1..4 {
+        let mut bytes = truncated.as_bytes().to_vec();
+        bytes.insert(4 * 17 + cut, b'a');
+        check_utf8(&bytes);
+    }
+}

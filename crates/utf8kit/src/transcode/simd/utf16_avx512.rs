@@ -1,20 +1,24 @@
-//! AVX-512 UTF-8 ⇄ UTF-16 (and the code-point step UTF-8 → UTF-32 shares).
+//! AVX-512 UTF-8 ⇄ UTF-16.
 //!
 //! # UTF-8 → UTF-16 (input known to be valid)
 //!
 //! 64 bytes per step. An all-ASCII block widens to 64 units. Otherwise the
 //! block ends before its last lead byte (that character may continue in the
 //! next block; in valid UTF-8 there is a lead among any 4 bytes, so a step
-//! advances at least 61 bytes), and each character is decoded *at its lead
-//! byte's lane* from the lane and the 1–3 lanes after it (the block shifted
-//! by `vpermb`); the results at lead lanes are then packed with a compress:
+//! advances at least 61 bytes), and:
 //!
-//! * no 4-byte character: 16-bit lanes, two halves of 32 bytes, one
-//!   `vpcompressw` each;
-//! * else: 32-bit lanes, four quarters of 16 bytes; a supplementary code
-//!   point becomes a surrogate pair in its 32-bit lane, and one
-//!   `vpcompressw` keeps the low unit of every lead lane and the high unit of
-//!   the 4-byte ones.
+//! * no 4-byte character: each character is decoded *at its lead byte's
+//!   lane* from the lane and the 1–2 lanes after it (the block shifted by
+//!   `vpermb`), in 16-bit lanes, two halves of 32 bytes; one `vpcompressw`
+//!   each packs the results at lead lanes;
+//! * else: the characters are packed first, as in the UTF-8 → UTF-32
+//!   kernel (`vpcompressb` of the lead positions, then a `vpermt2b`
+//!   gathers each character's 4 bytes into a 32-bit lane, 16 characters a
+//!   round),
+//!   and decoded there; a supplementary code point becomes a surrogate pair
+//!   in its lane, and one `vpcompressw` keeps the low unit of every lane and
+//!   the high unit of the 4-byte ones. The rounds follow the characters: a
+//!   block of 4-byte characters (at most 16) takes one.
 //!
 //! # UTF-16 → UTF-8
 //!
@@ -40,6 +44,7 @@
 //! inputs and exactly sized buffers stay on the SIMD path to the end.
 
 use super::Progress;
+use super::utf32_avx512::{IOTA, decode_lanes, gather_characters};
 use core::arch::x86_64::*;
 
 /// `vpermb` indices moving every byte `n` lanes down (lane `i` gets lane
@@ -56,7 +61,6 @@ const fn shift_down(n: usize) -> [u8; 64] {
 
 static NEXT1: [u8; 64] = shift_down(1);
 static NEXT2: [u8; 64] = shift_down(2);
-static NEXT3: [u8; 64] = shift_down(3);
 
 /// `vpternlogd` truth tables from the canonical operands.
 const A: i32 = 0xF0;
@@ -151,15 +155,18 @@ pub(crate) unsafe fn utf8_to_utf16<const BE: bool>(
 }
 
 /// Units of output room a plain (unmasked) step needs: what its stores may
-/// reach.
+/// reach. An ASCII block stores 64 units; [`bmp_block`] two stores of 32,
+/// the second at most 32 units in; [`general_block`] stores of 32 units
+/// after at most 63 (`block` refuses a block of more than 64 units), so
+/// they end by unit 95.
 const ROOM16: usize = 96;
 
 /// One step: converts the characters of block `v` (its bytes in `lanes`)
 /// that end in it, or all of them if it is the `last` block of the input,
 /// and stores their units at `out`. Returns the bytes read and units
-/// written, or `None` if the units would not fit in `room` or the block has
-/// no lead byte after its first (invalid input; the scalar kernel takes
-/// over).
+/// written, or `None` if the units would not fit in `room`, or the block has
+/// no lead byte after its first or would make more than 64 units (invalid
+/// input; the scalar kernel takes over).
 ///
 /// # Safety
 ///
@@ -207,7 +214,10 @@ unsafe fn block<const BE: bool, const MASKED: bool>(
     };
     let four = _mm512_mask_cmpge_epu8_mask(m, v, _mm512_set1_epi8(0xF0u8 as i8));
     let n = (m.count_ones() + four.count_ones()) as usize;
-    if n > room {
+    // Valid UTF-8 makes at most one unit per byte, so `n <= 64`; more (a
+    // run of `F0..` leads without their continuation bytes) is invalid,
+    // and `general_block`'s plain stores rely on the bound.
+    if n > room || n > 64 {
         return None;
     }
     // SAFETY: the helpers write the block's `n <= room` units (and without
@@ -306,56 +316,34 @@ fn bmp_half(c: __m256i, c1: __m256i, c2: __m256i, two: u32, three: u32) -> __m51
     _mm512_mask_mov_epi16(r, three, y)
 }
 
-/// The code point each lead lane of 16 bytes decodes to, in 32-bit lanes,
-/// from the byte and the three after it (the `Q`th 128-bit quarters of `v`
-/// and its shifts); `two`/`three`/`four` mark the lanes `>= C0/E0/F0`.
-#[target_feature(enable = "avx512f,avx512bw")]
-#[inline]
-pub(crate) fn code_points<const Q: i32>(
-    v: __m512i,
-    n1: __m512i,
-    n2: __m512i,
-    n3: __m512i,
-    two: u16,
-    three: u16,
-    four: u16,
-) -> __m512i {
-    let c = _mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32::<Q>(v));
-    let c1 = _mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32::<Q>(n1));
-    let c2 = _mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32::<Q>(n2));
-    let c3 = _mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32::<Q>(n3));
-    let low6 = _mm512_set1_epi32(0x3F);
-    let x = _mm512_ternarylogic_epi32::<A_OR_B_AND_C>(_mm512_slli_epi32::<6>(c), c1, low6);
-    let y = _mm512_ternarylogic_epi32::<A_OR_B_AND_C>(_mm512_slli_epi32::<6>(x), c2, low6);
-    let z = _mm512_ternarylogic_epi32::<A_OR_B_AND_C>(_mm512_slli_epi32::<6>(y), c3, low6);
-    let r = _mm512_mask_and_epi32(c, two, x, _mm512_set1_epi32(0x7FF));
-    let r = _mm512_mask_and_epi32(r, three, y, _mm512_set1_epi32(0xFFFF));
-    _mm512_mask_and_epi32(r, four, z, _mm512_set1_epi32(0x1F_FFFF))
-}
-
-/// The block `v` shifted down by 1, 2 and 3 bytes.
-#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
-#[inline]
-pub(crate) fn next3(v: __m512i) -> (__m512i, __m512i, __m512i) {
-    (
-        _mm512_permutexvar_epi8(table(&NEXT1), v),
-        _mm512_permutexvar_epi8(table(&NEXT2), v),
-        _mm512_permutexvar_epi8(table(&NEXT3), v),
-    )
-}
-
 /// Converts the characters whose leads are in `m` (any length; the 4-byte
-/// ones in `four`) from the block `v` and stores their
-/// `m.count_ones() + four.count_ones()` units at `out`; returns that
-/// count.
+/// ones in `four`, a subset of `m`) from the block `v` and stores their
+/// `m.count_ones() + four.count_ones()` units at `out`; returns that count.
+///
+/// The lead positions are packed first (`vpcompressb` of `0, 1, …, 63`),
+/// then each 16 characters are gathered into 32-bit lanes and decoded as
+/// the UTF-8 → UTF-32 kernel does, supplementary code points become
+/// surrogate pairs ([`pairs`]), and one `vpcompressw` keeps the low unit of
+/// every character's lane and the high unit of the supplementary ones. The
+/// work follows the number of characters: a block of 4-byte characters
+/// holds at most 16 and takes one round.
+///
+/// Every character of `m` ends in the block (the caller stops before a
+/// lead whose character may not), so the gather reads `v` only (bytes past
+/// its end read as 0); the bytes it picks past a character's end are
+/// dropped by the decoding. Which
+/// characters make two units comes from `four`, not from the decoded
+/// values, so the count (and every store) stays the caller's even for
+/// invalid input.
 ///
 /// # Safety
 ///
 /// * `2 * (m.count_ones() + four.count_ones())` bytes at `out` are
-///   writable, or, if not `MASKED`, `2 * ROOM16` bytes: each quarter stores
-///   32 units, and before the last one at most 51 units were written (the
-///   characters with leads in bytes 0..48 end by byte 51 and make at most
-///   one unit per byte), so the stores end by unit 83.
+///   writable, or, if not `MASKED`, `2 * ROOM16` bytes and that count is at
+///   most 64 (`block` checks it; valid UTF-8 makes at most one unit per
+///   byte): each round stores 32 units after the rounds before it, which
+///   wrote at most 63 (the last round writes at least one unit), so the
+///   stores end by unit 95.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi1,bmi2,popcnt")]
 #[inline]
 unsafe fn general_block<const BE: bool, const MASKED: bool>(
@@ -364,45 +352,30 @@ unsafe fn general_block<const BE: bool, const MASKED: bool>(
     four: u64,
     out: *mut u8,
 ) -> usize {
-    let (n1, n2, n3) = next3(v);
-    let two = _mm512_cmpge_epu8_mask(v, _mm512_set1_epi8(0xC0u8 as i8));
-    let three = _mm512_cmpge_epu8_mask(v, _mm512_set1_epi8(0xE0u8 as i8));
-    let all_four = _mm512_cmpge_epu8_mask(v, _mm512_set1_epi8(0xF0u8 as i8));
-    let quarter = |q: u32| {
-        let s = 16 * q;
-        (
-            (m >> s) as u16,
-            (two >> s) as u16,
-            (three >> s) as u16,
-            (all_four >> s) as u16,
-            (four >> s) as u16,
-        )
-    };
+    // Bit `k`: the `k`th character is 4 bytes long.
+    let four = _pext_u64(four, m);
+    let positions = _mm512_maskz_compress_epi8(m, table(&IOTA));
+    let chars = m.count_ones() as usize;
     let mut n = 0;
-    macro_rules! quarter {
-        ($q:literal) => {{
-            let (lead, two, three, all_four, four) = quarter($q);
-            let cp = code_points::<$q>(v, n1, n2, n3, two, three, all_four);
-            let units = pairs(cp, all_four);
-            let keep =
-                _pdep_u32(u32::from(lead), 0x5555_5555) | _pdep_u32(u32::from(four), 0xAAAA_AAAA);
-            let count = keep.count_ones() as usize;
-            // SAFETY: the quarters' stores write consecutive units, `count`
-            // each, `m.count_ones() + four.count_ones()` in all.
-            unsafe {
-                store_units::<BE, MASKED>(
-                    out.add(2 * n),
-                    _mm512_maskz_compress_epi16(keep, units),
-                    count,
-                )
-            };
-            n += count;
-        }};
+    let mut g = 0;
+    while 16 * g < chars {
+        let cp = decode_lanes(gather_characters(v, _mm512_setzero_si512(), positions, g));
+        let present = _bzhi_u32(0xFFFF, (chars - 16 * g) as u32);
+        let four = (four >> (16 * g)) as u16;
+        let keep = _pdep_u32(present, 0x5555_5555) | _pdep_u32(u32::from(four), 0xAAAA_AAAA);
+        let count = keep.count_ones() as usize;
+        // SAFETY: the rounds' stores write consecutive units, `count` each,
+        // the block's units in all (see above for the plain stores).
+        unsafe {
+            store_units::<BE, MASKED>(
+                out.add(2 * n),
+                _mm512_maskz_compress_epi16(keep, pairs(cp, four)),
+                count,
+            )
+        };
+        n += count;
+        g += 1;
     }
-    quarter!(0);
-    quarter!(1);
-    quarter!(2);
-    quarter!(3);
     n
 }
 
@@ -769,4 +742,54 @@ unsafe fn block_to_utf8<const PAIRS: bool, const MASKED: bool>(
         store_bytes::<MASKED>(out.add(n0), hi, n1);
     }
     n0 + n1
+}
+
+#[cfg(all(test, feature = "std"))]
+mod tests {
+    use super::*;
+    use std::vec;
+
+    fn supported() -> bool {
+        std::is_x86_feature_detected!("avx512f")
+            && std::is_x86_feature_detected!("avx512bw")
+            && std::is_x86_feature_detected!("avx512vl")
+            && std::is_x86_feature_detected!("avx512vbmi")
+            && std::is_x86_feature_detected!("avx512vbmi2")
+            && std::is_x86_feature_detected!("bmi1")
+            && std::is_x86_feature_detected!("bmi2")
+            && std::is_x86_feature_detected!("popcnt")
+    }
+
+    /// Invalid input the wrappers never pass (they validate first) still
+    /// keeps every store inside the room: runs of 4-byte leads without
+    /// their continuation bytes would make up to 2 units per byte.
+    #[test]
+    fn invalid_four_byte_leads_stay_inside_the_room() {
+        if !supported() {
+            return;
+        }
+        const GUARD: u8 = 0xA5;
+        // E.g. 30 `F0` then ASCII: 63 characters, 93 units, and the last
+        // round's store would start at unit 78 without the 64-unit bound.
+        for lead in [0xF0u8, 0xFF] {
+            for leads in (0..=64).chain([100, 200]) {
+                for tail in [0usize, 1, 17] {
+                    let mut src = vec![lead; leads];
+                    src.extend(core::iter::repeat_n(0x80u8, tail));
+                    src.extend(core::iter::repeat_n(b'a', 70));
+                    for cap in (0..=2 * src.len()).step_by(3) {
+                        let mut out = vec![GUARD; 2 * cap + 256];
+                        // SAFETY: the CPU has the features; `out` holds
+                        // `2 * cap` writable bytes (and a guard after them).
+                        let p = unsafe { utf8_to_utf16::<false>(&src, out.as_mut_ptr(), cap) };
+                        assert!(p.read <= src.len() && p.written <= cap);
+                        assert!(
+                            out[2 * cap..].iter().all(|&b| b == GUARD),
+                            "lead {lead:X}, {leads} leads, tail {tail}, cap {cap}"
+                        );
+                    }
+                }
+            }
+        }
+    }
 }

@@ -51,7 +51,7 @@ use super::utf16_avx512::{A_AND_B_OR_C, A_OR_B_AND_C, MULTISHIFT, table};
 use core::arch::x86_64::*;
 
 /// `0, 1, 2, …, 63`: compressed by the lead mask, the lead positions.
-static IOTA: [u8; 64] = {
+pub(crate) static IOTA: [u8; 64] = {
     let mut t = [0u8; 64];
     let mut i = 0;
     while i < 64 {
@@ -116,7 +116,7 @@ static LEAD_SHIFT: [u8; 64] = {
 /// bytes after it.
 #[target_feature(enable = "avx512f,avx512bw")]
 #[inline]
-fn decode_lanes(lanes: __m512i) -> __m512i {
+pub(crate) fn decode_lanes(lanes: __m512i) -> __m512i {
     // The lead's high nibble in byte 0 of each lane; bytes 1..3 get bit 7,
     // which makes `pshufb` give 0 for them.
     let nibble = _mm512_ternarylogic_epi32::<A_AND_B_OR_C>(
@@ -135,6 +135,30 @@ fn decode_lanes(lanes: __m512i) -> __m512i {
     let pairs = _mm512_maddubs_epi16(payload, _mm512_set1_epi16(0x0140));
     let joined = _mm512_madd_epi16(pairs, _mm512_set1_epi32(0x0001_1000));
     _mm512_srlv_epi32(joined, shift)
+}
+
+/// The 4 bytes from each of the lead positions `16 * g .. 16 * g + 16` of
+/// `positions` (byte offsets into the 128 bytes `v` then `after`, packed at
+/// its start by [`IOTA`]'s compress), one character per 32-bit lane, lead
+/// in byte 0; ready for [`decode_lanes`].
+///
+/// A lane past the positions packed (compressed-out lanes are 0) gathers
+/// bytes `0..4`, and a character shorter than 4 bytes the bytes after it:
+/// don't-care bytes, which [`decode_lanes`] drops or whose lane the caller
+/// ignores.
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+#[inline]
+pub(crate) fn gather_characters(
+    v: __m512i,
+    after: __m512i,
+    positions: __m512i,
+    g: usize,
+) -> __m512i {
+    let index = _mm512_add_epi8(
+        _mm512_permutexvar_epi8(table(&SPREAD[g & 3]), positions),
+        _mm512_set1_epi32(0x0302_0100),
+    );
+    _mm512_permutex2var_epi8(v, index, after)
 }
 
 /// Widens the first `step <= 64` bytes of the ASCII block `v` to `u32` at
@@ -254,12 +278,7 @@ pub(crate) unsafe fn utf8_to_utf32<const ASCII_ONLY: bool>(
         let positions = _mm512_maskz_compress_epi8(leads, table(&IOTA));
         let mut g = 0;
         while 16 * g < n {
-            let index = _mm512_add_epi8(
-                _mm512_permutexvar_epi8(table(&SPREAD[g & 3]), positions),
-                _mm512_set1_epi32(0x0302_0100),
-            );
-            let lanes = _mm512_permutex2var_epi8(v, index, after);
-            let cp = decode_lanes(lanes);
+            let cp = decode_lanes(gather_characters(v, after, positions, g));
             let count = _bzhi_u32(0xFFFF, (n - 16 * g) as u32) as u16;
             // SAFETY: the mask enables values `16 * g..n` of `out`, and
             // `n <= room` values at `out` are writable.
