@@ -10,9 +10,11 @@ use core::convert::Infallible;
 use super::count::{utf8_len_from_utf16_by, utf16_len_from_utf8};
 use super::simd::{Engine, Progress};
 #[cfg(target_arch = "x86_64")]
+use super::simd::utf16_fused_avx512::{self, Fused};
+#[cfg(target_arch = "x86_64")]
 use super::simd::{utf16_avx512, utf16_len_avx512};
 use super::step::{HIGH_BITS, ascii_prefix, decode_utf8, put, put_replacement, put_utf8};
-use super::{CHUNK, TranscodeError, Utf16Error, chunk_len, fit, next_valid_chunk};
+use super::{TranscodeError, Utf16Error, chunk_len, fit};
 use crate::validate::Splitter;
 use crate::{Kernel, Utf8Error};
 
@@ -195,8 +197,10 @@ fn valid_utf8_to_utf16_run<T: Unit16>(
     p.written + utf8_to_utf16_scalar(rest, out, unit).unwrap_or(0)
 }
 
-/// UTF-8 → UTF-16 with validation by `kernel` (which the CPU supports):
-/// first the whole input is validated, then converted without checks.
+/// UTF-8 → UTF-16 with validation by `kernel` (which the CPU supports).
+///
+/// With the AVX-512 transcoder, one pass validates and converts
+/// (`utf16_fused_avx512`); otherwise the scalar kernel does both.
 #[inline]
 fn utf8_to_utf16_run<T: Unit16>(
     kernel: Kernel,
@@ -205,28 +209,60 @@ fn utf8_to_utf16_run<T: Unit16>(
     dst: &mut [T],
     unit: impl Fn(u16) -> T,
 ) -> Result<usize, Utf8Error> {
-    let engine = Engine::for_kernel(kernel);
-    // (A SIMD engine implies the kernel is available: its features are a
-    // superset; `validate_by` checks it anyway.)
-    if engine == Engine::Scalar || src.len() < SIMD_MIN_UTF8 {
-        return utf8_to_utf16_scalar(src, dst, unit);
+    match Engine::for_kernel(kernel) {
+        #[cfg(target_arch = "x86_64")]
+        Engine::Avx512 if src.len() >= SIMD_MIN_UTF8 => {
+            let (ptr, cap) = (dst.as_mut_ptr().cast::<u8>(), dst.len());
+            // SAFETY: `Engine::Avx512` is only chosen when the CPU has the
+            // kernel's features; `dst` is `2 * cap` writable bytes (`T` is
+            // two bytes, any bits).
+            let fused = unsafe {
+                if be {
+                    utf16_fused_avx512::utf8_to_utf16::<true>(src, ptr, cap)
+                } else {
+                    utf16_fused_avx512::utf8_to_utf16::<false>(src, ptr, cap)
+                }
+            };
+            match fused {
+                Fused::Done(n) => Ok(n),
+                Fused::Invalid(at) => Err(crate::validate::locate(src, at)),
+                Fused::Full(p) => utf8_to_utf16_full(kernel, be, src, dst, p, unit),
+            }
+        }
+        _ => utf8_to_utf16_scalar(src, dst, unit),
     }
-    if src.len() <= CHUNK {
-        crate::validate::validate_by(kernel, src)?;
-        return Ok(valid_utf8_to_utf16_run(engine, be, src, dst, unit));
+}
+
+/// Finishes [`utf8_to_utf16_run`] after the fused kernel ran out of room at
+/// `p` (`src[..p.read]` valid and converted): checks the rest (an error
+/// there is the input's error), converts what still fits and counts the
+/// units of the rest.
+#[cfg(target_arch = "x86_64")]
+#[cold]
+#[inline(never)]
+fn utf8_to_utf16_full<T: Unit16>(
+    kernel: Kernel,
+    be: bool,
+    src: &[u8],
+    dst: &mut [T],
+    p: Progress,
+    unit: impl Fn(u16) -> T,
+) -> Result<usize, Utf8Error> {
+    let rest = src.get(p.read..).unwrap_or_default();
+    // `p.read` is a character boundary after valid UTF-8, so the input's
+    // first error is the rest's, moved by `p.read`.
+    crate::validate::validate_by(kernel, rest).map_err(|e| e.offset_by(p.read))?;
+    let out = dst.get_mut(p.written..).unwrap_or_default();
+    // A unit takes at most 3 bytes: this prefix (cut before a lead, which
+    // valid UTF-8 has among any 4 bytes) makes more units than fit, or is
+    // all of the rest.
+    let mut pre = rest.len().min(3 * out.len() + 8);
+    while pre > 0 && rest.get(pre).is_some_and(|&b| (b as i8) < -64) {
+        pre -= 1;
     }
-    // Validate and convert a chunk at a time, so the conversion reads
-    // bytes the validator just brought into L1.
-    let mut start = 0;
-    let mut o = 0;
-    while let Some(rest) = src.get(start..).filter(|r| !r.is_empty()) {
-        let len = next_valid_chunk(kernel, rest).map_err(|e| e.offset_by(start))?;
-        let chunk = rest.get(..len).unwrap_or_default();
-        let out = dst.get_mut(o..).unwrap_or_default();
-        o += valid_utf8_to_utf16_run(engine, be, chunk, out, &unit);
-        start += len;
-    }
-    Ok(o)
+    let (head, tail) = rest.split_at(pre);
+    let written = valid_utf8_to_utf16_run(Engine::for_kernel(kernel), be, head, out, unit);
+    Ok(p.written + written + utf16_len_by(Engine::for_kernel(kernel), tail))
 }
 
 /// Lossy UTF-8 → UTF-16: the validator splits `src` into valid runs and

@@ -20,6 +20,8 @@ pub(crate) mod latin1_avx512;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod utf16_avx512;
 #[cfg(target_arch = "x86_64")]
+pub(crate) mod utf16_fused_avx512;
+#[cfg(target_arch = "x86_64")]
 pub(crate) mod utf16_len_avx512;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod utf32_avx512;

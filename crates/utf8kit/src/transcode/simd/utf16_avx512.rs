@@ -152,7 +152,7 @@ pub(crate) unsafe fn utf8_to_utf16<const BE: bool>(
 
 /// Units of output room a plain (unmasked) step needs: what its stores may
 /// reach.
-const ROOM16: usize = 96;
+pub(crate) const ROOM16: usize = 96;
 
 /// One step: converts the characters of block `v` (its bytes in `lanes`)
 /// that end in it, or all of them if it is the `last` block of the input,
@@ -167,7 +167,7 @@ const ROOM16: usize = 96;
 ///   `room >= ROOM16`.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi1,bmi2,popcnt")]
 #[inline]
-unsafe fn block<const BE: bool, const MASKED: bool>(
+pub(crate) unsafe fn block<const BE: bool, const MASKED: bool>(
     v: __m512i,
     lanes: u64,
     last: bool,
