@@ -197,19 +197,21 @@ fn valid_utf8_to_utf16_run<T: Unit16>(
     p.written + utf8_to_utf16_scalar(rest, out, unit).unwrap_or(0)
 }
 
-/// UTF-8 → UTF-16 with validation by `kernel` (which the CPU supports).
+/// UTF-8 → UTF-16, validating, by `engine`.
 ///
 /// With the AVX-512 transcoder, one pass validates and converts
-/// (`utf16_fused_avx512`); otherwise the scalar kernel does both.
+/// (`utf16_fused_avx512`); otherwise the scalar kernel does both. (Only
+/// [`Kernel::Avx512`] maps to [`Engine::Avx512`], so the engine says which
+/// validation kernel a forced call asked for.)
 #[inline]
 fn utf8_to_utf16_run<T: Unit16>(
-    kernel: Kernel,
+    engine: Engine,
     be: bool,
     src: &[u8],
     dst: &mut [T],
     unit: impl Fn(u16) -> T,
 ) -> Result<usize, Utf8Error> {
-    match Engine::for_kernel(kernel) {
+    match engine {
         #[cfg(target_arch = "x86_64")]
         Engine::Avx512 if src.len() >= SIMD_MIN_UTF8 => {
             let (ptr, cap) = (dst.as_mut_ptr().cast::<u8>(), dst.len());
@@ -223,14 +225,27 @@ fn utf8_to_utf16_run<T: Unit16>(
                     utf16_fused_avx512::utf8_to_utf16::<false>(src, ptr, cap)
                 }
             };
-            match fused {
-                Fused::Done(n) => Ok(n),
-                Fused::Invalid(at) => Err(crate::validate::locate(src, at)),
-                Fused::Full(p) => utf8_to_utf16_full(kernel, be, src, dst, p, unit),
+            if fused.written == Fused::INVALID {
+                Err(crate::validate::locate(src, fused.read))
+            } else if fused.read == src.len() {
+                Ok(fused.written)
+            } else {
+                utf8_to_utf16_full(be, src, dst, fused, unit)
             }
         }
-        _ => utf8_to_utf16_scalar(src, dst, unit),
+        _ => utf8_to_utf16_scalar_out_of_line(src, dst, unit),
     }
+}
+
+/// The scalar kernel, out of line, so that the SIMD path of its callers
+/// stays a short call without the scalar loop's register spills.
+#[inline(never)]
+fn utf8_to_utf16_scalar_out_of_line<T>(
+    src: &[u8],
+    dst: &mut [T],
+    unit: impl Fn(u16) -> T,
+) -> Result<usize, Utf8Error> {
+    utf8_to_utf16_scalar(src, dst, unit)
 }
 
 /// Finishes [`utf8_to_utf16_run`] after the fused kernel ran out of room at
@@ -241,17 +256,16 @@ fn utf8_to_utf16_run<T: Unit16>(
 #[cold]
 #[inline(never)]
 fn utf8_to_utf16_full<T: Unit16>(
-    kernel: Kernel,
     be: bool,
     src: &[u8],
     dst: &mut [T],
-    p: Progress,
+    p: Fused,
     unit: impl Fn(u16) -> T,
 ) -> Result<usize, Utf8Error> {
     let rest = src.get(p.read..).unwrap_or_default();
     // `p.read` is a character boundary after valid UTF-8, so the input's
     // first error is the rest's, moved by `p.read`.
-    crate::validate::validate_by(kernel, rest).map_err(|e| e.offset_by(p.read))?;
+    crate::validate::validate_by(Kernel::Avx512, rest).map_err(|e| e.offset_by(p.read))?;
     let out = dst.get_mut(p.written..).unwrap_or_default();
     // A unit takes at most 3 bytes: this prefix (cut before a lead, which
     // valid UTF-8 has among any 4 bytes) makes more units than fit, or is
@@ -261,8 +275,8 @@ fn utf8_to_utf16_full<T: Unit16>(
         pre -= 1;
     }
     let (head, tail) = rest.split_at(pre);
-    let written = valid_utf8_to_utf16_run(Engine::for_kernel(kernel), be, head, out, unit);
-    Ok(p.written + written + utf16_len_by(Engine::for_kernel(kernel), tail))
+    let written = valid_utf8_to_utf16_run(Engine::Avx512, be, head, out, unit);
+    Ok(p.written + written + utf16_len_by(Engine::Avx512, tail))
 }
 
 /// Lossy UTF-8 → UTF-16: the validator splits `src` into valid runs and
@@ -431,9 +445,9 @@ fn as_units(bytes: &[u8]) -> Result<&[[u8; 2]], Utf16Error> {
 /// ```
 #[cfg(feature = "alloc")]
 pub fn utf8_to_utf16(bytes: &[u8]) -> Result<Vec<u16>, Utf8Error> {
-    let kernel = Kernel::detected();
-    run_to_vec(utf16_len_by(Engine::for_kernel(kernel), bytes), |dst| {
-        utf8_to_utf16_run(kernel, NATIVE_BE, bytes, dst, |u| u)
+    let engine = Engine::detected();
+    run_to_vec(utf16_len_by(engine, bytes), |dst| {
+        utf8_to_utf16_run(engine, NATIVE_BE, bytes, dst, |u| u)
     })
 }
 
@@ -514,7 +528,7 @@ pub fn valid_utf8_to_utf16_into(
 pub fn utf8_to_utf16_into(bytes: &[u8], out: &mut [u16]) -> Result<usize, TranscodeError> {
     let capacity = out.len();
     fit(
-        utf8_to_utf16_run(Kernel::detected(), NATIVE_BE, bytes, out, |u| u),
+        utf8_to_utf16_run(Engine::detected(), NATIVE_BE, bytes, out, |u| u),
         capacity,
     )
 }
@@ -587,7 +601,7 @@ pub fn utf8_to_utf16be(text: &str) -> Vec<u8> {
 /// assert_eq!(out[..2], [0xE9, 0x00]);
 /// ```
 pub fn utf8_to_utf16le_into(bytes: &[u8], out: &mut [u8]) -> Result<usize, TranscodeError> {
-    utf8_to_utf16_bytes_into(Kernel::detected(), false, bytes, out, u16::to_le_bytes)
+    utf8_to_utf16_bytes_into(Engine::detected(), false, bytes, out, u16::to_le_bytes)
 }
 
 /// Converts UTF-8 to UTF-16BE bytes in `out`, returning the number of
@@ -605,12 +619,12 @@ pub fn utf8_to_utf16le_into(bytes: &[u8], out: &mut [u8]) -> Result<usize, Trans
 /// assert_eq!(out[..2], [0x00, 0xE9]);
 /// ```
 pub fn utf8_to_utf16be_into(bytes: &[u8], out: &mut [u8]) -> Result<usize, TranscodeError> {
-    utf8_to_utf16_bytes_into(Kernel::detected(), true, bytes, out, u16::to_be_bytes)
+    utf8_to_utf16_bytes_into(Engine::detected(), true, bytes, out, u16::to_be_bytes)
 }
 
 #[inline]
 fn utf8_to_utf16_bytes_into(
-    kernel: Kernel,
+    engine: Engine,
     be: bool,
     bytes: &[u8],
     out: &mut [u8],
@@ -618,7 +632,7 @@ fn utf8_to_utf16_bytes_into(
 ) -> Result<usize, TranscodeError> {
     let (units, _) = out.as_chunks_mut::<2>();
     let capacity = units.len();
-    match fit(utf8_to_utf16_run(kernel, be, bytes, units, unit), capacity) {
+    match fit(utf8_to_utf16_run(engine, be, bytes, units, unit), capacity) {
         Ok(n) => Ok(2 * n),
         Err(TranscodeError::BufferTooSmall { needed }) => {
             Err(TranscodeError::BufferTooSmall { needed: 2 * needed })
@@ -1078,7 +1092,7 @@ pub fn utf8_to_utf16_with(
     let capacity = out.len();
     kernel.is_available().then(|| {
         fit(
-            utf8_to_utf16_run(kernel, NATIVE_BE, bytes, out, |u| u),
+            utf8_to_utf16_run(Engine::for_kernel(kernel), NATIVE_BE, bytes, out, |u| u),
             capacity,
         )
     })
@@ -1097,7 +1111,7 @@ pub fn utf8_to_utf16le_with(
 ) -> Option<Result<usize, TranscodeError>> {
     kernel
         .is_available()
-        .then(|| utf8_to_utf16_bytes_into(kernel, false, bytes, out, u16::to_le_bytes))
+        .then(|| utf8_to_utf16_bytes_into(Engine::for_kernel(kernel), false, bytes, out, u16::to_le_bytes))
 }
 
 /// [`utf8_to_utf16be_into`] with a forced `kernel`; see [`utf8_to_utf16_with`].
@@ -1113,7 +1127,7 @@ pub fn utf8_to_utf16be_with(
 ) -> Option<Result<usize, TranscodeError>> {
     kernel
         .is_available()
-        .then(|| utf8_to_utf16_bytes_into(kernel, true, bytes, out, u16::to_be_bytes))
+        .then(|| utf8_to_utf16_bytes_into(Engine::for_kernel(kernel), true, bytes, out, u16::to_be_bytes))
 }
 
 /// [`utf8_to_utf16_lossy_into`] with a forced validation `kernel` (and the

@@ -29,23 +29,49 @@
 //! and the caller finishes: the rest must still be checked (an invalid
 //! input is `Invalid` even when the buffer is too small) and counted.
 
-use super::Progress;
-use super::utf16_avx512::{ROOM16, block};
+use super::utf16_avx512::{ROOM16, block, store_units};
 use crate::validate::simd::Vector;
 use crate::validate::simd::lookup::Consts;
 use core::arch::x86_64::*;
 
-/// How the fused kernel ended.
+/// How the fused kernel ended, in two words (returned in registers):
+///
+/// * `read == src.len()`: all of the input is valid and converted to
+///   `written` units;
+/// * `written == Fused::INVALID`: the input is invalid; the exact error is
+///   [`locate`](crate::validate::locate)`(src, read)`;
+/// * else the input is valid up to `read` (a character boundary),
+///   converted to `written` units, and the next block's units do not fit.
 #[derive(Clone, Copy, Debug)]
-pub(crate) enum Fused {
-    /// All of the input is valid and converted: this many units written.
-    Done(usize),
-    /// The input is invalid; the exact error is
-    /// [`locate`](crate::validate::locate)`(src, at)`.
-    Invalid(usize),
-    /// The input is valid up to `read` (a character boundary), converted to
-    /// `written` units; the next block's units do not fit.
-    Full(Progress),
+pub(crate) struct Fused {
+    pub(crate) read: usize,
+    pub(crate) written: usize,
+}
+
+impl Fused {
+    /// The `written` of an invalid input (no buffer holds that many units).
+    pub(crate) const INVALID: usize = usize::MAX;
+
+    /// All `len` bytes converted to `written` units.
+    #[inline(always)]
+    fn done(len: usize, written: usize) -> Fused {
+        Fused { read: len, written }
+    }
+
+    /// Invalid; the rescan starts at `at`.
+    #[inline(always)]
+    fn invalid(at: usize) -> Fused {
+        Fused {
+            read: at,
+            written: Fused::INVALID,
+        }
+    }
+
+    /// Out of room at `read` (`< len`), `written` units so far.
+    #[inline(always)]
+    fn full(read: usize, written: usize) -> Fused {
+        Fused { read, written }
+    }
 }
 
 /// The bytes `k` lanes before each lane of the block at `i`, the lanes
@@ -101,6 +127,10 @@ fn failed_at(i: usize, flagged: u64) -> usize {
 /// Validates UTF-8 `src` and converts it to UTF-16 (little-endian bytes,
 /// or big-endian if `BE`) at `dst`, in one pass; see the module docs.
 ///
+/// The all-ASCII blocks at the start are widened before anything else,
+/// so that ASCII input (and a short ASCII call) never loads the check's
+/// and the converter's constant registers.
+///
 /// # Safety
 ///
 /// * The CPU supports the enabled features.
@@ -109,10 +139,158 @@ fn failed_at(i: usize, flagged: u64) -> usize {
 pub(crate) unsafe fn utf8_to_utf16<const BE: bool>(src: &[u8], dst: *mut u8, cap: usize) -> Fused {
     let len = src.len();
     let ptr = src.as_ptr();
+    let mut i = 0;
+    // Invariant: `src[..i]` is ASCII, widened to `i <= cap` units.
+    // Two blocks per step, then one.
+    while len - i >= 128 && cap - i >= 128 {
+        // SAFETY: `i + 128 <= len`: both blocks are readable.
+        let (a, b) = unsafe {
+            (
+                _mm512_loadu_si512(ptr.add(i).cast()),
+                _mm512_loadu_si512(ptr.add(i + 64).cast()),
+            )
+        };
+        if _mm512_movepi8_mask(_mm512_or_si512(a, b)) != 0 {
+            break;
+        }
+        // SAFETY: `i + 128 <= cap`: the 128 units at `dst + 2 * i` are
+        // writable.
+        unsafe {
+            widen::<BE, false>(a, dst.add(2 * i), 64);
+            widen::<BE, false>(b, dst.add(2 * i + 128), 64);
+        }
+        i += 128;
+    }
+    while len - i >= 64 && cap - i >= 64 {
+        // SAFETY: `i + 64 <= len`: the block is readable.
+        let v = unsafe { _mm512_loadu_si512(ptr.add(i).cast()) };
+        if _mm512_movepi8_mask(v) != 0 {
+            break;
+        }
+        // SAFETY: `i + 64 <= cap`: the 64 units at `dst + 2 * i` are
+        // writable.
+        unsafe { widen::<BE, false>(v, dst.add(2 * i), 64) };
+        i += 64;
+    }
+    let left = len - i;
+    if left == 0 {
+        return Fused::done(len, len);
+    }
+    if left <= 64 {
+        let lanes = _bzhi_u64(u64::MAX, left as u32);
+        // SAFETY: `lanes` enables only the `left` bytes from `i`, inside
+        // `src`; masked-off lanes are not read.
+        let v = unsafe { _mm512_maskz_loadu_epi8(lanes, ptr.add(i).cast()) };
+        if _mm512_movepi8_mask(v) == 0 && left <= cap - i {
+            // SAFETY: `i + left <= cap`: the `left` units at `dst + 2 * i`
+            // are writable.
+            unsafe { widen::<BE, true>(v, dst.add(2 * i), left) };
+            return Fused::done(len, len);
+        }
+        // SAFETY: as this function's contract; `v` holds the `left <= 64`
+        // bytes from `i <= cap` in `lanes`.
+        return unsafe { last_block::<BE>(src, dst, cap, i, v, lanes) };
+    }
+    // SAFETY: as this function's contract; `i <= len` and `i <= cap`.
+    unsafe { fused::<BE>(src, dst, cap, i) }
+}
+
+/// The last block, `v` (the `len - i <= 64` bytes from `i`, in `lanes`),
+/// after an ASCII prefix: checked and converted in one straight line, so
+/// that a short call loads only the constants it uses.
+///
+/// # Safety
+///
+/// * As [`utf8_to_utf16`]; `i <= cap`, `v` and `lanes` as above.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi1,bmi2,popcnt")]
+#[inline]
+unsafe fn last_block<const BE: bool>(
+    src: &[u8],
+    dst: *mut u8,
+    cap: usize,
+    i: usize,
+    v: __m512i,
+    lanes: u64,
+) -> Fused {
+    let left = src.len() - i;
+    if _mm512_movepi8_mask(v) != 0 {
+        // SAFETY: the features are enabled; `i <= len`.
+        let flagged = unsafe { tail_check(src, i, v, left) };
+        if flagged != 0 {
+            return Fused::invalid(failed_at(i, flagged));
+        }
+    }
+    // SAFETY: `i <= cap`: `2 * (cap - i)` bytes at `dst + 2 * i` are
+    // writable, and a masked step writes at most that many.
+    match unsafe { block::<BE, true>(v, lanes, true, dst.add(2 * i), cap - i) } {
+        Some((_, written)) => Fused::done(src.len(), i + written),
+        None => Fused::full(i, i),
+    }
+}
+
+/// The error bits of the block `v` at `i` of which `left` bytes are in
+/// `src` (the others zero), the end of input included if `left <= 64`.
+///
+/// # Safety
+///
+/// * The CPU has AVX-512F, BW and VBMI.
+/// * `i <= src.len()`, `left == src.len() - i`.
+#[inline(always)]
+unsafe fn tail_check(src: &[u8], i: usize, v: __m512i, left: usize) -> u64 {
+    // SAFETY: the caller guarantees the features and `i <= len`.
+    unsafe {
+        let c = Consts::<__m512i>::new();
+        let mut flagged = check(
+            &c,
+            v,
+            prev_masked(src, i, 1),
+            prev_masked(src, i, 2),
+            prev_masked(src, i, 3),
+        );
+        if left == 64 {
+            // The input ends with the register: no lead may be among the
+            // last 1, 2 or 3 bytes that it cannot finish.
+            let cut = v.saturating_sub(c.max_at_end);
+            flagged |= _mm512_test_epi8_mask(cut, cut);
+        }
+        flagged
+    }
+}
+
+/// Widens the first `n` (all 64 unless `MASKED`) ASCII bytes of `v` to
+/// units at `out`.
+///
+/// # Safety
+///
+/// * `2 * n` bytes at `out` are writable, 128 if not `MASKED`.
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi2,bmi2")]
+#[inline]
+unsafe fn widen<const BE: bool, const MASKED: bool>(v: __m512i, out: *mut u8, n: usize) {
+    let lo = _mm512_cvtepu8_epi16(_mm512_castsi512_si256(v));
+    let hi = _mm512_cvtepu8_epi16(_mm512_extracti64x4_epi64::<1>(v));
+    // SAFETY: the stores write units `0..min(n, 32)` and `32..n` (all 64
+    // without `MASKED`), which the caller makes writable.
+    unsafe {
+        store_units::<BE, MASKED>(out, lo, n.min(32));
+        store_units::<BE, MASKED>(out.add(64), hi, n.saturating_sub(32));
+    }
+}
+
+/// [`utf8_to_utf16`] from `i`, where `src[..i]` is ASCII and already
+/// widened to `i` units.
+///
+/// # Safety
+///
+/// * As [`utf8_to_utf16`]; `i <= src.len()` and `i <= cap`.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi1,bmi2,popcnt")]
+#[inline(never)]
+unsafe fn fused<const BE: bool>(src: &[u8], dst: *mut u8, cap: usize, from: usize) -> Fused {
+    let len = src.len();
+    let ptr = src.as_ptr();
     // SAFETY: the features are enabled.
     let c = unsafe { Consts::<__m512i>::new() };
-    let mut i = 0;
-    let mut o = 0;
+    let mut i = from;
+    let mut o = from;
     // Invariants: `i <= len`, `o <= cap`, `src[..i]` is valid and
     // converted to `o` units, and every lane of the blocks checked so far
     // passed.
@@ -142,7 +320,7 @@ pub(crate) unsafe fn utf8_to_utf16<const BE: bool>(src: &[u8], dst: *mut u8, cap
             // SAFETY: the features are enabled.
             let flagged = unsafe { check(&c, v, p1, p2, p3) };
             if flagged != 0 {
-                return Fused::Invalid(failed_at(i, flagged));
+                return Fused::invalid(failed_at(i, flagged));
             }
         }
         // SAFETY: `o + ROOM16 <= cap`: `2 * ROOM16` bytes at `dst + 2 * o`
@@ -170,24 +348,9 @@ pub(crate) unsafe fn utf8_to_utf16<const BE: bool>(src: &[u8], dst: *mut u8, cap
         let v = unsafe { _mm512_maskz_loadu_epi8(lanes, ptr.add(i).cast()) };
         if _mm512_movepi8_mask(v) != 0 {
             // SAFETY: `i < len`; the features are enabled.
-            let mut flagged = unsafe {
-                check(
-                    &c,
-                    v,
-                    prev_masked(src, i, 1),
-                    prev_masked(src, i, 2),
-                    prev_masked(src, i, 3),
-                )
-            };
-            if left == 64 {
-                // The input ends with the register: no lead may be among
-                // the last 1, 2 or 3 bytes that it cannot finish.
-                // SAFETY: the features are enabled.
-                let cut = unsafe { v.saturating_sub(c.max_at_end) };
-                flagged |= _mm512_test_epi8_mask(cut, cut);
-            }
+            let flagged = unsafe { tail_check(src, i, v, left) };
             if flagged != 0 {
-                return Fused::Invalid(failed_at(i, flagged));
+                return Fused::invalid(failed_at(i, flagged));
             }
         }
         // SAFETY: `o <= cap`: `2 * (cap - o)` bytes at `dst + 2 * o` are
@@ -198,12 +361,9 @@ pub(crate) unsafe fn utf8_to_utf16<const BE: bool>(src: &[u8], dst: *mut u8, cap
                 o += written;
             }
             None => {
-                return Fused::Full(Progress {
-                    read: i,
-                    written: o,
-                });
+                return Fused::full(i, o);
             }
         }
     }
-    Fused::Done(o)
+    Fused::done(len, o)
 }
