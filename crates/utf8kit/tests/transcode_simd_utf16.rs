@@ -495,8 +495,20 @@ fn fused_errors_around_block_boundaries() {
 /// boundaries, after a non-ASCII run and after an ASCII prefix.
 #[test]
 fn fused_unfinished_sequence_before_ascii_blocks() {
-    let cuts: &[&[u8]] = &[b"\xC3", b"\xE2", b"\xE2\x82", b"\xF0", b"\xF0\x9F", b"\xF0\x9F\x98"];
-    for head in ["é".repeat(40), "a".repeat(80), "€".repeat(30), "😀".repeat(20)] {
+    let cuts: &[&[u8]] = &[
+        b"\xC3",
+        b"\xE2",
+        b"\xE2\x82",
+        b"\xF0",
+        b"\xF0\x9F",
+        b"\xF0\x9F\x98",
+    ];
+    for head in [
+        "é".repeat(40),
+        "a".repeat(80),
+        "€".repeat(30),
+        "😀".repeat(20),
+    ] {
         for len in head.len().saturating_sub(70)..=head.len() {
             if !head.is_char_boundary(len) {
                 continue;
@@ -570,7 +582,11 @@ fn fused_small_buffers() {
                     Some(Err(TranscodeError::BufferTooSmall { needed: 2 * n })),
                     "{kernel}, cap {cap} BE"
                 );
-                assert_eq!(bytes[2 * cap], GUARD8, "{kernel}, cap {cap}: wrote past the end");
+                assert_eq!(
+                    bytes[2 * cap],
+                    GUARD8,
+                    "{kernel}, cap {cap}: wrote past the end"
+                );
                 let got = t::utf8_to_utf16_with(kernel, &bad, &mut out[..cap]);
                 assert_eq!(
                     got,

@@ -8,9 +8,9 @@
 use core::convert::Infallible;
 
 use super::count::{utf8_len_from_utf16_by, utf16_len_from_utf8};
-use super::simd::{Engine, Progress};
 #[cfg(target_arch = "x86_64")]
 use super::simd::utf16_fused_avx512::{self, Fused};
+use super::simd::{Engine, Progress};
 #[cfg(target_arch = "x86_64")]
 use super::simd::{utf16_avx512, utf16_len_avx512};
 use super::step::{HIGH_BITS, ascii_prefix, decode_utf8, put, put_replacement, put_utf8};
@@ -270,7 +270,9 @@ fn utf8_to_utf16_full<T: Unit16>(
     // A unit takes at most 3 bytes: this prefix (cut before a lead, which
     // valid UTF-8 has among any 4 bytes) makes more units than fit, or is
     // all of the rest.
-    let mut pre = rest.len().min(3 * out.len() + 8);
+    let mut pre = rest
+        .len()
+        .min(out.len().saturating_mul(3).saturating_add(8));
     while pre > 0 && rest.get(pre).is_some_and(|&b| (b as i8) < -64) {
         pre -= 1;
     }
@@ -513,8 +515,11 @@ pub fn valid_utf8_to_utf16_into(
 /// # Errors
 ///
 /// [`TranscodeError::Invalid`] with the error of [`validate`](crate::validate)
-/// if `bytes` is not UTF-8 (checked over the whole input first), otherwise
-/// [`TranscodeError::BufferTooSmall`] if `out` is too short.
+/// if `bytes` is not UTF-8 (anywhere in the input, even past what fits in
+/// `out`), otherwise [`TranscodeError::BufferTooSmall`] if `out` is too
+/// short; `out` then holds as much of the output as fits.
+///
+/// With AVX-512 the input is validated and converted in one pass.
 ///
 /// # Example
 ///
@@ -1109,9 +1114,15 @@ pub fn utf8_to_utf16le_with(
     bytes: &[u8],
     out: &mut [u8],
 ) -> Option<Result<usize, TranscodeError>> {
-    kernel
-        .is_available()
-        .then(|| utf8_to_utf16_bytes_into(Engine::for_kernel(kernel), false, bytes, out, u16::to_le_bytes))
+    kernel.is_available().then(|| {
+        utf8_to_utf16_bytes_into(
+            Engine::for_kernel(kernel),
+            false,
+            bytes,
+            out,
+            u16::to_le_bytes,
+        )
+    })
 }
 
 /// [`utf8_to_utf16be_into`] with a forced `kernel`; see [`utf8_to_utf16_with`].
@@ -1125,9 +1136,15 @@ pub fn utf8_to_utf16be_with(
     bytes: &[u8],
     out: &mut [u8],
 ) -> Option<Result<usize, TranscodeError>> {
-    kernel
-        .is_available()
-        .then(|| utf8_to_utf16_bytes_into(Engine::for_kernel(kernel), true, bytes, out, u16::to_be_bytes))
+    kernel.is_available().then(|| {
+        utf8_to_utf16_bytes_into(
+            Engine::for_kernel(kernel),
+            true,
+            bytes,
+            out,
+            u16::to_be_bytes,
+        )
+    })
 }
 
 /// [`utf8_to_utf16_lossy_into`] with a forced validation `kernel` (and the

@@ -233,7 +233,11 @@ pub(crate) unsafe fn block<const BE: bool, const MASKED: bool>(
 /// * `2 * n` bytes at `out` are writable, or 64 bytes if not `MASKED`.
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi2,bmi2")]
 #[inline]
-pub(crate) unsafe fn store_units<const BE: bool, const MASKED: bool>(out: *mut u8, v: __m512i, n: usize) {
+pub(crate) unsafe fn store_units<const BE: bool, const MASKED: bool>(
+    out: *mut u8,
+    v: __m512i,
+    n: usize,
+) {
     debug_assert!(n <= 32);
     let v = order16::<BE>(v);
     // SAFETY: the caller makes the bytes written writable: with `MASKED`

@@ -110,7 +110,9 @@ unsafe fn check(c: &Consts<__m512i>, v: __m512i, p1: __m512i, p2: __m512i, p3: _
         let cur = v.lookup_high_nibble(c.cur_high);
         // must23: bit 7 where the byte two back is >= E0 or the byte three
         // back >= F0 (a continuation byte is required there).
-        let must23 = p2.saturating_sub(c.third).or_and(p3.saturating_sub(c.fourth), c.high_bit);
+        let must23 = p2
+            .saturating_sub(c.third)
+            .or_and(p3.saturating_sub(c.fourth), c.high_bit);
         // (prev & cur) ^ must23, one `vpternlogd`.
         let error = _mm512_ternarylogic_epi32::<{ (0xF0 & 0xCC) ^ 0xAA }>(prev, cur, must23);
         _mm512_test_epi8_mask(error, error)
