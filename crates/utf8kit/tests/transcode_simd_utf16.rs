@@ -564,3 +564,178 @@ fn invalid_runs_of_four_byte_leads() {
         check_utf8(&bytes);
     }
 }
+
+// The fused AVX-512 UTF-8 → UTF-16 kernel validates and converts in one
+// loop over blocks that start where the previous conversion stopped (61 to
+// 64 bytes on), skipping the check for all-ASCII blocks. These cases aim at
+// its seams; `check_utf8` runs every kernel, exact buffers with guards.
+
+/// Texts of 1-, 2-, 3- and 4-byte characters (and a mix), each at least
+/// 400 bytes long.
+fn fused_texts() -> Vec<String> {
+    let mut texts: Vec<String> = ["abcdefgh", "абвгдежз", "日本語の文", "😀🎉👍🚀", "aé€😀"]
+        .iter()
+        .map(|s| s.repeat(420 / s.len() + 1))
+        .collect();
+    texts.push(mixed_text().to_string());
+    texts
+}
+
+/// Bad bytes and sequences at and around every block boundary of the
+/// first six blocks, in every kind of text: errors in the first, second
+/// and later blocks, just before and just after a boundary, and as the
+/// end of the input.
+#[test]
+fn fused_errors_around_block_boundaries() {
+    let inserts: &[&[u8]] = &[
+        b"\xFF",
+        b"\x80",
+        b"\xC1\xBF",
+        b"\xE2\x82",
+        b"\xE0\x80\x80",
+        b"\xED\xBF\xBF",
+        b"\xF4\x90\x80\x80",
+        b"\xF0\x9F\x98",
+        b"\xF8\x88\x80\x80\x80",
+    ];
+    for text in fused_texts() {
+        for block in 0..6usize {
+            for at in (64 * block).saturating_sub(4)..64 * block + 5 {
+                for bad in [0xFFu8, 0x80, 0xBF, 0xC2, 0xE1, 0xF0, 0xF4] {
+                    let mut bytes = text.as_bytes().to_vec();
+                    bytes[at] = bad;
+                    check_utf8(&bytes);
+                    check_utf8(&bytes[..=at]);
+                }
+                let i = (0..=at)
+                    .rev()
+                    .find(|&i| text.is_char_boundary(i))
+                    .unwrap_or(0);
+                for insert in inserts {
+                    let mut bytes = text.as_bytes().to_vec();
+                    bytes.splice(i..i, insert.iter().copied());
+                    check_utf8(&bytes);
+                    check_utf8(&bytes[..i + insert.len()]);
+                }
+            }
+        }
+        // An error in the last block of a long input.
+        let mut bytes = text.as_bytes().to_vec();
+        let n = bytes.len();
+        for back in 1..=70 {
+            let saved = bytes[n - back];
+            bytes[n - back] = 0xFF;
+            check_utf8(&bytes);
+            bytes[n - back] = saved;
+        }
+    }
+}
+
+/// A sequence cut short right before all-ASCII blocks (which the fused
+/// kernel converts without a check), at every position around the first
+/// boundaries, after a non-ASCII run and after an ASCII prefix.
+#[test]
+fn fused_unfinished_sequence_before_ascii_blocks() {
+    let cuts: &[&[u8]] = &[
+        b"\xC3",
+        b"\xE2",
+        b"\xE2\x82",
+        b"\xF0",
+        b"\xF0\x9F",
+        b"\xF0\x9F\x98",
+    ];
+    for head in [
+        "é".repeat(40),
+        "a".repeat(80),
+        "€".repeat(30),
+        "😀".repeat(20),
+    ] {
+        for len in head.len().saturating_sub(70)..=head.len() {
+            if !head.is_char_boundary(len) {
+                continue;
+            }
+            for cut in cuts {
+                for tail in [0usize, 1, 63, 64, 65, 200] {
+                    let mut bytes = head.as_bytes()[..len].to_vec();
+                    bytes.extend_from_slice(cut);
+                    bytes.extend(std::iter::repeat_n(b'x', tail));
+                    check_utf8(&bytes);
+                    // Complete the sequence instead: valid.
+                    let mut good = head.as_bytes()[..len].to_vec();
+                    let full: &[u8] = match cut[0] {
+                        0xC3 => "é".as_bytes(),
+                        0xE2 => "€".as_bytes(),
+                        _ => "😀".as_bytes(),
+                    };
+                    good.extend_from_slice(full);
+                    good.extend(std::iter::repeat_n(b'x', tail));
+                    check_utf8(&good);
+                }
+            }
+        }
+    }
+}
+
+/// A 4-byte (and a 3-byte) character at every position across the first
+/// block boundaries, in ASCII and in 2-byte text, valid.
+#[test]
+fn fused_characters_straddling_blocks() {
+    for fill in ["a", "é", "€"] {
+        for ch in ["😀", "€", "é"] {
+            for at in 50..200 {
+                let mut text = fill.repeat(at / fill.len());
+                text.push_str(ch);
+                text.push_str(&fill.repeat(150 / fill.len()));
+                check_utf8(text.as_bytes());
+                check_utf8(&text.as_bytes()[..text.len() - 150 / fill.len() * fill.len()]);
+            }
+        }
+    }
+}
+
+/// Buffers of every size too small for valid input: `BufferTooSmall` with
+/// the exact need, the output a prefix of std's, nothing past the slice;
+/// with an error later in the input, `Invalid` whatever the buffer.
+#[test]
+fn fused_small_buffers() {
+    for text in fused_texts() {
+        let text = &text[..text.floor_char_boundary(300)];
+        let units: Vec<u16> = text.encode_utf16().collect();
+        let n = units.len();
+        let mut bad = text.as_bytes().to_vec();
+        bad.extend_from_slice(b"ok\xE2\x28\xA1");
+        let expected = utf8kit::validate(&bad).unwrap_err();
+        for kernel in Kernel::available() {
+            for cap in 0..n {
+                let mut out = vec![GUARD16; cap + 1];
+                let got = t::utf8_to_utf16_with(kernel, text.as_bytes(), &mut out[..cap]);
+                assert_eq!(
+                    got,
+                    Some(Err(TranscodeError::BufferTooSmall { needed: n })),
+                    "{kernel}, cap {cap}"
+                );
+                assert_eq!(&out[..cap], &units[..cap], "{kernel}, cap {cap}");
+                assert_eq!(out[cap], GUARD16, "{kernel}, cap {cap}: wrote past the end");
+                let mut bytes = vec![GUARD8; 2 * cap + 1];
+                let got = t::utf8_to_utf16be_with(kernel, text.as_bytes(), &mut bytes[..2 * cap]);
+                assert_eq!(
+                    got,
+                    Some(Err(TranscodeError::BufferTooSmall { needed: 2 * n })),
+                    "{kernel}, cap {cap} BE"
+                );
+                assert_eq!(
+                    bytes[2 * cap],
+                    GUARD8,
+                    "{kernel}, cap {cap}: wrote past the end"
+                );
+                let got = t::utf8_to_utf16_with(kernel, &bad, &mut out[..cap]);
+                assert_eq!(
+                    got,
+                    Some(Err(TranscodeError::Invalid(expected))),
+                    "{kernel}, cap {cap}, error later"
+                );
+                assert_eq!(out[cap], GUARD16, "{kernel}, cap {cap}: wrote past the end");
+            }
+        }
+    }
+}

@@ -114,7 +114,7 @@ pub fn utf8_to_utf16() -> Operation {
             rows: |k| k.kind == crate::inputs::Kind::Lipsum,
             shape: Shape::Matrix,
         })
-        .note("utf8kit = utf8kit::transcode::utf8_to_utf16_into (validates like utf8kit::validate, then converts); scalar = the same with the scalar kernel forced")
+        .note("utf8kit = utf8kit::transcode::utf8_to_utf16_into (with AVX-512: validates and converts in one pass, errors exactly as utf8kit::validate); scalar = the same with the scalar kernel forced")
         .note("simdutf = simdutf::convert_utf8_to_utf16le (validating, bool error); simdutf valid = convert_valid_utf8_to_utf16le (no validation, a reference)")
         .note("std = core::str::from_utf8 + str::encode_utf16 into a Vec; enc_rs = encoding_rs UTF-8 decoder, decode_to_utf16_without_replacement")
 }

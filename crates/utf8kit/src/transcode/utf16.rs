@@ -8,11 +8,13 @@
 use core::convert::Infallible;
 
 use super::count::{utf8_len_from_utf16_by, utf16_len_from_utf8};
+#[cfg(target_arch = "x86_64")]
+use super::simd::utf16_fused_avx512::{self, Fused};
 use super::simd::{Engine, Progress};
 #[cfg(target_arch = "x86_64")]
 use super::simd::{utf16_avx512, utf16_len_avx512};
 use super::step::{HIGH_BITS, ascii_prefix, decode_utf8, put, put_replacement, put_utf8};
-use super::{CHUNK, TranscodeError, Utf16Error, chunk_len, fit, next_valid_chunk};
+use super::{TranscodeError, Utf16Error, chunk_len, fit};
 use crate::validate::Splitter;
 use crate::{Kernel, Utf8Error};
 
@@ -195,38 +197,88 @@ fn valid_utf8_to_utf16_run<T: Unit16>(
     p.written + utf8_to_utf16_scalar(rest, out, unit).unwrap_or(0)
 }
 
-/// UTF-8 → UTF-16 with validation by `kernel` (which the CPU supports):
-/// first the whole input is validated, then converted without checks.
+/// UTF-8 → UTF-16, validating, by `engine`.
+///
+/// With the AVX-512 transcoder, one pass validates and converts
+/// (`utf16_fused_avx512`); otherwise the scalar kernel does both. (Only
+/// [`Kernel::Avx512`] maps to [`Engine::Avx512`], so the engine says which
+/// validation kernel a forced call asked for.)
 #[inline]
 fn utf8_to_utf16_run<T: Unit16>(
-    kernel: Kernel,
+    engine: Engine,
     be: bool,
     src: &[u8],
     dst: &mut [T],
     unit: impl Fn(u16) -> T,
 ) -> Result<usize, Utf8Error> {
-    let engine = Engine::for_kernel(kernel);
-    // (A SIMD engine implies the kernel is available: its features are a
-    // superset; `validate_by` checks it anyway.)
-    if engine == Engine::Scalar || src.len() < SIMD_MIN_UTF8 {
-        return utf8_to_utf16_scalar(src, dst, unit);
+    match engine {
+        #[cfg(target_arch = "x86_64")]
+        Engine::Avx512 if src.len() >= SIMD_MIN_UTF8 => {
+            let (ptr, cap) = (dst.as_mut_ptr().cast::<u8>(), dst.len());
+            // SAFETY: `Engine::Avx512` is only chosen when the CPU has the
+            // kernel's features; `dst` is `2 * cap` writable bytes (`T` is
+            // two bytes, any bits).
+            let fused = unsafe {
+                if be {
+                    utf16_fused_avx512::utf8_to_utf16::<true>(src, ptr, cap)
+                } else {
+                    utf16_fused_avx512::utf8_to_utf16::<false>(src, ptr, cap)
+                }
+            };
+            if fused.written == Fused::INVALID {
+                Err(crate::validate::locate(src, fused.read))
+            } else if fused.read == src.len() {
+                Ok(fused.written)
+            } else {
+                utf8_to_utf16_full(be, src, dst, fused, unit)
+            }
+        }
+        _ => utf8_to_utf16_scalar_out_of_line(src, dst, unit),
     }
-    if src.len() <= CHUNK {
-        crate::validate::validate_by(kernel, src)?;
-        return Ok(valid_utf8_to_utf16_run(engine, be, src, dst, unit));
+}
+
+/// The scalar kernel, out of line, so that the SIMD path of its callers
+/// stays a short call without the scalar loop's register spills.
+#[inline(never)]
+fn utf8_to_utf16_scalar_out_of_line<T>(
+    src: &[u8],
+    dst: &mut [T],
+    unit: impl Fn(u16) -> T,
+) -> Result<usize, Utf8Error> {
+    utf8_to_utf16_scalar(src, dst, unit)
+}
+
+/// Finishes [`utf8_to_utf16_run`] after the fused kernel ran out of room at
+/// `p` (`src[..p.read]` valid and converted): checks the rest (an error
+/// there is the input's error), converts what still fits and counts the
+/// units of the rest.
+#[cfg(target_arch = "x86_64")]
+#[cold]
+#[inline(never)]
+fn utf8_to_utf16_full<T: Unit16>(
+    be: bool,
+    src: &[u8],
+    dst: &mut [T],
+    p: Fused,
+    unit: impl Fn(u16) -> T,
+) -> Result<usize, Utf8Error> {
+    let rest = src.get(p.read..).unwrap_or_default();
+    // `p.read` is a character boundary after valid UTF-8, so the input's
+    // first error is the rest's, moved by `p.read`.
+    crate::validate::validate_by(Kernel::Avx512, rest).map_err(|e| e.offset_by(p.read))?;
+    let out = dst.get_mut(p.written..).unwrap_or_default();
+    // A unit takes at most 3 bytes: this prefix (cut before a lead, which
+    // valid UTF-8 has among any 4 bytes) makes more units than fit, or is
+    // all of the rest.
+    let mut pre = rest
+        .len()
+        .min(out.len().saturating_mul(3).saturating_add(8));
+    while pre > 0 && rest.get(pre).is_some_and(|&b| (b as i8) < -64) {
+        pre -= 1;
     }
-    // Validate and convert a chunk at a time, so the conversion reads
-    // bytes the validator just brought into L1.
-    let mut start = 0;
-    let mut o = 0;
-    while let Some(rest) = src.get(start..).filter(|r| !r.is_empty()) {
-        let len = next_valid_chunk(kernel, rest).map_err(|e| e.offset_by(start))?;
-        let chunk = rest.get(..len).unwrap_or_default();
-        let out = dst.get_mut(o..).unwrap_or_default();
-        o += valid_utf8_to_utf16_run(engine, be, chunk, out, &unit);
-        start += len;
-    }
-    Ok(o)
+    let (head, tail) = rest.split_at(pre);
+    let written = valid_utf8_to_utf16_run(Engine::Avx512, be, head, out, unit);
+    Ok(p.written + written + utf16_len_by(Engine::Avx512, tail))
 }
 
 /// Lossy UTF-8 → UTF-16: the validator splits `src` into valid runs and
@@ -395,9 +447,9 @@ fn as_units(bytes: &[u8]) -> Result<&[[u8; 2]], Utf16Error> {
 /// ```
 #[cfg(feature = "alloc")]
 pub fn utf8_to_utf16(bytes: &[u8]) -> Result<Vec<u16>, Utf8Error> {
-    let kernel = Kernel::detected();
-    run_to_vec(utf16_len_by(Engine::for_kernel(kernel), bytes), |dst| {
-        utf8_to_utf16_run(kernel, NATIVE_BE, bytes, dst, |u| u)
+    let engine = Engine::detected();
+    run_to_vec(utf16_len_by(engine, bytes), |dst| {
+        utf8_to_utf16_run(engine, NATIVE_BE, bytes, dst, |u| u)
     })
 }
 
@@ -463,8 +515,11 @@ pub fn valid_utf8_to_utf16_into(
 /// # Errors
 ///
 /// [`TranscodeError::Invalid`] with the error of [`validate`](crate::validate)
-/// if `bytes` is not UTF-8 (checked over the whole input first), otherwise
-/// [`TranscodeError::BufferTooSmall`] if `out` is too short.
+/// if `bytes` is not UTF-8 (anywhere in the input, even past what fits in
+/// `out`), otherwise [`TranscodeError::BufferTooSmall`] if `out` is too
+/// short; `out` then holds as much of the output as fits.
+///
+/// With AVX-512 the input is validated and converted in one pass.
 ///
 /// # Example
 ///
@@ -478,7 +533,7 @@ pub fn valid_utf8_to_utf16_into(
 pub fn utf8_to_utf16_into(bytes: &[u8], out: &mut [u16]) -> Result<usize, TranscodeError> {
     let capacity = out.len();
     fit(
-        utf8_to_utf16_run(Kernel::detected(), NATIVE_BE, bytes, out, |u| u),
+        utf8_to_utf16_run(Engine::detected(), NATIVE_BE, bytes, out, |u| u),
         capacity,
     )
 }
@@ -551,7 +606,7 @@ pub fn utf8_to_utf16be(text: &str) -> Vec<u8> {
 /// assert_eq!(out[..2], [0xE9, 0x00]);
 /// ```
 pub fn utf8_to_utf16le_into(bytes: &[u8], out: &mut [u8]) -> Result<usize, TranscodeError> {
-    utf8_to_utf16_bytes_into(Kernel::detected(), false, bytes, out, u16::to_le_bytes)
+    utf8_to_utf16_bytes_into(Engine::detected(), false, bytes, out, u16::to_le_bytes)
 }
 
 /// Converts UTF-8 to UTF-16BE bytes in `out`, returning the number of
@@ -569,12 +624,12 @@ pub fn utf8_to_utf16le_into(bytes: &[u8], out: &mut [u8]) -> Result<usize, Trans
 /// assert_eq!(out[..2], [0x00, 0xE9]);
 /// ```
 pub fn utf8_to_utf16be_into(bytes: &[u8], out: &mut [u8]) -> Result<usize, TranscodeError> {
-    utf8_to_utf16_bytes_into(Kernel::detected(), true, bytes, out, u16::to_be_bytes)
+    utf8_to_utf16_bytes_into(Engine::detected(), true, bytes, out, u16::to_be_bytes)
 }
 
 #[inline]
 fn utf8_to_utf16_bytes_into(
-    kernel: Kernel,
+    engine: Engine,
     be: bool,
     bytes: &[u8],
     out: &mut [u8],
@@ -582,7 +637,7 @@ fn utf8_to_utf16_bytes_into(
 ) -> Result<usize, TranscodeError> {
     let (units, _) = out.as_chunks_mut::<2>();
     let capacity = units.len();
-    match fit(utf8_to_utf16_run(kernel, be, bytes, units, unit), capacity) {
+    match fit(utf8_to_utf16_run(engine, be, bytes, units, unit), capacity) {
         Ok(n) => Ok(2 * n),
         Err(TranscodeError::BufferTooSmall { needed }) => {
             Err(TranscodeError::BufferTooSmall { needed: 2 * needed })
@@ -1042,7 +1097,7 @@ pub fn utf8_to_utf16_with(
     let capacity = out.len();
     kernel.is_available().then(|| {
         fit(
-            utf8_to_utf16_run(kernel, NATIVE_BE, bytes, out, |u| u),
+            utf8_to_utf16_run(Engine::for_kernel(kernel), NATIVE_BE, bytes, out, |u| u),
             capacity,
         )
     })
@@ -1059,9 +1114,15 @@ pub fn utf8_to_utf16le_with(
     bytes: &[u8],
     out: &mut [u8],
 ) -> Option<Result<usize, TranscodeError>> {
-    kernel
-        .is_available()
-        .then(|| utf8_to_utf16_bytes_into(kernel, false, bytes, out, u16::to_le_bytes))
+    kernel.is_available().then(|| {
+        utf8_to_utf16_bytes_into(
+            Engine::for_kernel(kernel),
+            false,
+            bytes,
+            out,
+            u16::to_le_bytes,
+        )
+    })
 }
 
 /// [`utf8_to_utf16be_into`] with a forced `kernel`; see [`utf8_to_utf16_with`].
@@ -1075,9 +1136,15 @@ pub fn utf8_to_utf16be_with(
     bytes: &[u8],
     out: &mut [u8],
 ) -> Option<Result<usize, TranscodeError>> {
-    kernel
-        .is_available()
-        .then(|| utf8_to_utf16_bytes_into(kernel, true, bytes, out, u16::to_be_bytes))
+    kernel.is_available().then(|| {
+        utf8_to_utf16_bytes_into(
+            Engine::for_kernel(kernel),
+            true,
+            bytes,
+            out,
+            u16::to_be_bytes,
+        )
+    })
 }
 
 /// [`utf8_to_utf16_lossy_into`] with a forced validation `kernel` (and the

@@ -15,7 +15,7 @@ mod kernel;
 pub(crate) mod scalar;
 mod short;
 #[cfg(target_arch = "x86_64")]
-mod simd;
+pub(crate) mod simd;
 
 pub use kernel::{Kernel, with_kernel};
 pub use scalar::sequence_len;

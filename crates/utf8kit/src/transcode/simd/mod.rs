@@ -7,6 +7,10 @@
 //! So the SIMD code only ever sees whole blocks of room, and every result is
 //! the scalar kernel's result.
 //!
+//! One kernel also validates: `utf16_fused_avx512` checks UTF-8 with the
+//! validator's lookup rules in the same loop that converts it to UTF-16,
+//! and hands the exact error back to the validator's scalar rescan.
+//!
 //! [`Engine`] is the transcoder a [`Kernel`] maps to: the AVX-512
 //! transcoders need VBMI2 (byte and word compress) on top of what
 //! [`Kernel::Avx512`] validates with.
@@ -19,6 +23,8 @@ pub(crate) mod count_avx512;
 pub(crate) mod latin1_avx512;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod utf16_avx512;
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod utf16_fused_avx512;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod utf16_len_avx512;
 #[cfg(target_arch = "x86_64")]
@@ -68,11 +74,35 @@ impl Engine {
         }
     }
 
-    /// The transcoder for the detected kernel.
+    /// The transcoder for the detected kernel, cached: one load on every
+    /// call instead of the kernel's and the transcoder's (short calls feel
+    /// the difference).
     #[inline]
     pub(crate) fn detected() -> Engine {
-        Engine::for_kernel(Kernel::detected())
+        #[cfg(target_arch = "x86_64")]
+        match DETECTED_ENGINE.load(Ordering::Relaxed) {
+            0 => detect_engine(),
+            2 => Engine::Avx512,
+            _ => Engine::Scalar,
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        Engine::Scalar
     }
+}
+
+/// [`Engine::detected`]'s cache: 0 before the first call, 1 scalar, 2
+/// AVX-512 (`Relaxed`, as [`AVX512_TRANSCODE`]).
+#[cfg(target_arch = "x86_64")]
+static DETECTED_ENGINE: AtomicU8 = AtomicU8::new(0);
+
+#[cfg(target_arch = "x86_64")]
+#[cold]
+#[inline(never)]
+fn detect_engine() -> Engine {
+    let engine = Engine::for_kernel(Kernel::detected());
+    let code = if engine == Engine::Avx512 { 2 } else { 1 };
+    DETECTED_ENGINE.store(code, Ordering::Relaxed);
+    engine
 }
 
 /// Whether the CPU has what the AVX-512 transcoders use, asked once and

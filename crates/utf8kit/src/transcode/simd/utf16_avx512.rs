@@ -159,7 +159,7 @@ pub(crate) unsafe fn utf8_to_utf16<const BE: bool>(
 /// the second at most 32 units in; [`general_block`] stores of 32 units
 /// after at most 63 (`block` refuses a block of more than 64 units), so
 /// they end by unit 95.
-const ROOM16: usize = 96;
+pub(crate) const ROOM16: usize = 96;
 
 /// One step: converts the characters of block `v` (its bytes in `lanes`)
 /// that end in it, or all of them if it is the `last` block of the input,
@@ -174,7 +174,7 @@ const ROOM16: usize = 96;
 ///   `room >= ROOM16`.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi1,bmi2,popcnt")]
 #[inline]
-unsafe fn block<const BE: bool, const MASKED: bool>(
+pub(crate) unsafe fn block<const BE: bool, const MASKED: bool>(
     v: __m512i,
     lanes: u64,
     last: bool,
@@ -243,7 +243,11 @@ unsafe fn block<const BE: bool, const MASKED: bool>(
 /// * `2 * n` bytes at `out` are writable, or 64 bytes if not `MASKED`.
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi2,bmi2")]
 #[inline]
-unsafe fn store_units<const BE: bool, const MASKED: bool>(out: *mut u8, v: __m512i, n: usize) {
+pub(crate) unsafe fn store_units<const BE: bool, const MASKED: bool>(
+    out: *mut u8,
+    v: __m512i,
+    n: usize,
+) {
     debug_assert!(n <= 32);
     let v = order16::<BE>(v);
     // SAFETY: the caller makes the bytes written writable: with `MASKED`

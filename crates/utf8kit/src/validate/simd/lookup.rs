@@ -201,16 +201,16 @@ const BLOCK: usize = 64;
 const CHUNK: usize = 16 * BLOCK;
 
 /// The constant registers, built once per call.
-struct Consts<V> {
-    prev_high: V,
-    prev_low: V,
-    cur_high: V,
+pub(crate) struct Consts<V> {
+    pub(crate) prev_high: V,
+    pub(crate) prev_low: V,
+    pub(crate) cur_high: V,
     /// `0xE0 - 0x80`: `byte -sat` this has bit 7 set iff `byte >= 0xE0`.
-    third: V,
+    pub(crate) third: V,
     /// `0xF0 - 0x80`: the same for `byte >= 0xF0`.
-    fourth: V,
-    high_bit: V,
-    max_at_end: V,
+    pub(crate) fourth: V,
+    pub(crate) high_bit: V,
+    pub(crate) max_at_end: V,
 }
 
 impl<V: Vector> Consts<V> {
@@ -218,7 +218,7 @@ impl<V: Vector> Consts<V> {
     ///
     /// * The CPU has `V`'s features.
     #[inline(always)]
-    unsafe fn new() -> Self {
+    pub(crate) unsafe fn new() -> Self {
         // SAFETY: the caller guarantees `V`'s features; `MAX_AT_END` has
         // 64 >= LANES bytes, so the load at `64 - LANES` stays inside it.
         unsafe {

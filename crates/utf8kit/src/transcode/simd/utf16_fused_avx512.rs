@@ -1,0 +1,371 @@
+//! AVX-512 UTF-8 → UTF-16 that validates and converts in one pass.
+//!
+//! The loop is the converter's ([`utf16_avx512::block`]): 64 bytes per
+//! step, each step starting where the previous one stopped (before its
+//! last lead byte, so the start moves by 61 to 64 bytes). Before a block is
+//! converted it is checked with the Keiser–Lemire lookup rules of the
+//! validator (`validate::simd::lookup`), with one change that the moving
+//! start asks for: the bytes one, two and three before each lane are
+//! loaded from memory (the input is there, in L1) instead of being shifted
+//! in from the previous register, so no state carries from step to step.
+//!
+//! * An all-ASCII block is widened and stored without any check: every
+//!   byte before it was checked with the step before it (whose lanes reach
+//!   at least to this block's first byte), and a sequence cut short by an
+//!   ASCII byte is flagged at that byte, which was one of those lanes.
+//! * Any other block gets the full check of all 64 lanes before it is
+//!   converted. A flagged lane is at most three bytes after the start of
+//!   the first invalid sequence (no earlier lane was flagged), so the exact
+//!   error is found by the validator's scalar rescan from three bytes
+//!   before it ([`locate`](crate::validate::locate)).
+//! * The last step loads the rest of the input with a masked load: lanes
+//!   after the end read as zero, which checks like ASCII, so a sequence cut
+//!   short by the end is flagged there; only when the input ends with the
+//!   register's last lane is the end checked on its own (`max_at_end`).
+//!
+//! Blocks are converted only after they passed, so the converter only
+//! ever sees valid UTF-8. When a block's units do not fit, the kernel
+//! stops at that block (a character boundary, everything before it valid)
+//! and the caller finishes: the rest must still be checked (an invalid
+//! input is `Invalid` even when the buffer is too small) and counted.
+
+use super::utf16_avx512::{ROOM16, block, store_units};
+use crate::validate::simd::Vector;
+use crate::validate::simd::lookup::Consts;
+use core::arch::x86_64::*;
+
+/// How the fused kernel ended, in two words (returned in registers):
+///
+/// * `read == src.len()`: all of the input is valid and converted to
+///   `written` units;
+/// * `written == Fused::INVALID`: the input is invalid; the exact error is
+///   [`locate`](crate::validate::locate)`(src, read)`;
+/// * else the input is valid up to `read` (a character boundary),
+///   converted to `written` units, and the next block's units do not fit.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Fused {
+    pub(crate) read: usize,
+    pub(crate) written: usize,
+}
+
+impl Fused {
+    /// The `written` of an invalid input (no buffer holds that many units).
+    pub(crate) const INVALID: usize = usize::MAX;
+
+    /// All `len` bytes converted to `written` units.
+    #[inline(always)]
+    fn done(len: usize, written: usize) -> Fused {
+        Fused { read: len, written }
+    }
+
+    /// Invalid; the rescan starts at `at`.
+    #[inline(always)]
+    fn invalid(at: usize) -> Fused {
+        Fused {
+            read: at,
+            written: Fused::INVALID,
+        }
+    }
+
+    /// Out of room at `read` (`< len`), `written` units so far.
+    #[inline(always)]
+    fn full(read: usize, written: usize) -> Fused {
+        Fused { read, written }
+    }
+}
+
+/// The bytes `k` lanes before each lane of the block at `i`, the lanes
+/// before the start of `src` or from `len` on zero.
+///
+/// # Safety
+///
+/// * The CPU has AVX-512F and BW.
+/// * `i <= src.len()`, `1 <= k <= 3`.
+#[inline(always)]
+unsafe fn prev_masked(src: &[u8], i: usize, k: usize) -> __m512i {
+    let len = src.len();
+    let end = len - i + k;
+    let upto = if end >= 64 { u64::MAX } else { (1 << end) - 1 };
+    let lanes = upto & (u64::MAX << k.saturating_sub(i));
+    let at = src.as_ptr().wrapping_add(i).wrapping_sub(k);
+    // SAFETY: lane `j` of `lanes` reads byte `i + j - k` of `src`, which
+    // the mask keeps to `0..len`; masked-off lanes are neither read nor
+    // able to fault (their addresses, possibly before `src`, are never
+    // accessed). The caller guarantees the features.
+    unsafe { _mm512_maskz_loadu_epi8(lanes, at.cast()) }
+}
+
+/// The error bits of block `v` given the bytes one, two and three lanes
+/// before each lane (`p1`, `p2`, `p3`): the lookup rules of
+/// `validate::simd::lookup`, `classes ^ must23`.
+///
+/// # Safety
+///
+/// * The CPU has AVX-512F, BW and VBMI.
+#[inline(always)]
+unsafe fn check(c: &Consts<__m512i>, v: __m512i, p1: __m512i, p2: __m512i, p3: __m512i) -> u64 {
+    // SAFETY: the caller guarantees the features.
+    unsafe {
+        let prev = p1.lookup_prev(c.prev_high, c.prev_low);
+        let cur = v.lookup_high_nibble(c.cur_high);
+        // must23: bit 7 where the byte two back is >= E0 or the byte three
+        // back >= F0 (a continuation byte is required there).
+        let must23 = p2
+            .saturating_sub(c.third)
+            .or_and(p3.saturating_sub(c.fourth), c.high_bit);
+        // (prev & cur) ^ must23, one `vpternlogd`.
+        let error = _mm512_ternarylogic_epi32::<{ (0xF0 & 0xCC) ^ 0xAA }>(prev, cur, must23);
+        _mm512_test_epi8_mask(error, error)
+    }
+}
+
+/// Where the rescan for the exact error starts, given the first flagged
+/// lane `lane` of the block at `i`.
+#[inline(always)]
+fn failed_at(i: usize, flagged: u64) -> usize {
+    (i + flagged.trailing_zeros() as usize).saturating_sub(3)
+}
+
+/// Validates UTF-8 `src` and converts it to UTF-16 (little-endian bytes,
+/// or big-endian if `BE`) at `dst`, in one pass; see the module docs.
+///
+/// The all-ASCII blocks at the start are widened before anything else,
+/// so that ASCII input (and a short ASCII call) never loads the check's
+/// and the converter's constant registers.
+///
+/// # Safety
+///
+/// * The CPU supports the enabled features.
+/// * `dst` is valid for writes of `2 * cap` bytes (`cap` units).
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi1,bmi2,popcnt")]
+pub(crate) unsafe fn utf8_to_utf16<const BE: bool>(src: &[u8], dst: *mut u8, cap: usize) -> Fused {
+    let len = src.len();
+    let ptr = src.as_ptr();
+    let mut i = 0;
+    // Invariant: `src[..i]` is ASCII, widened to `i <= cap` units.
+    // Two blocks per step, then one.
+    while len - i >= 128 && cap - i >= 128 {
+        // SAFETY: `i + 128 <= len`: both blocks are readable.
+        let (a, b) = unsafe {
+            (
+                _mm512_loadu_si512(ptr.add(i).cast()),
+                _mm512_loadu_si512(ptr.add(i + 64).cast()),
+            )
+        };
+        if _mm512_movepi8_mask(_mm512_or_si512(a, b)) != 0 {
+            break;
+        }
+        // SAFETY: `i + 128 <= cap`: the 128 units at `dst + 2 * i` are
+        // writable.
+        unsafe {
+            widen::<BE, false>(a, dst.add(2 * i), 64);
+            widen::<BE, false>(b, dst.add(2 * i + 128), 64);
+        }
+        i += 128;
+    }
+    while len - i >= 64 && cap - i >= 64 {
+        // SAFETY: `i + 64 <= len`: the block is readable.
+        let v = unsafe { _mm512_loadu_si512(ptr.add(i).cast()) };
+        if _mm512_movepi8_mask(v) != 0 {
+            break;
+        }
+        // SAFETY: `i + 64 <= cap`: the 64 units at `dst + 2 * i` are
+        // writable.
+        unsafe { widen::<BE, false>(v, dst.add(2 * i), 64) };
+        i += 64;
+    }
+    let left = len - i;
+    if left == 0 {
+        return Fused::done(len, len);
+    }
+    if left <= 64 {
+        let lanes = _bzhi_u64(u64::MAX, left as u32);
+        // SAFETY: `lanes` enables only the `left` bytes from `i`, inside
+        // `src`; masked-off lanes are not read.
+        let v = unsafe { _mm512_maskz_loadu_epi8(lanes, ptr.add(i).cast()) };
+        if _mm512_movepi8_mask(v) == 0 && left <= cap - i {
+            // SAFETY: `i + left <= cap`: the `left` units at `dst + 2 * i`
+            // are writable.
+            unsafe { widen::<BE, true>(v, dst.add(2 * i), left) };
+            return Fused::done(len, len);
+        }
+        // SAFETY: as this function's contract; `v` holds the `left <= 64`
+        // bytes from `i <= cap` in `lanes`.
+        return unsafe { last_block::<BE>(src, dst, cap, i, v, lanes) };
+    }
+    // SAFETY: as this function's contract; `i <= len` and `i <= cap`.
+    unsafe { fused::<BE>(src, dst, cap, i) }
+}
+
+/// The last block, `v` (the `len - i <= 64` bytes from `i`, in `lanes`),
+/// after an ASCII prefix: checked and converted in one straight line, so
+/// that a short call loads only the constants it uses.
+///
+/// # Safety
+///
+/// * As [`utf8_to_utf16`]; `i <= cap`, `v` and `lanes` as above.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi1,bmi2,popcnt")]
+#[inline]
+unsafe fn last_block<const BE: bool>(
+    src: &[u8],
+    dst: *mut u8,
+    cap: usize,
+    i: usize,
+    v: __m512i,
+    lanes: u64,
+) -> Fused {
+    let left = src.len() - i;
+    if _mm512_movepi8_mask(v) != 0 {
+        // SAFETY: the features are enabled; `i <= len`.
+        let flagged = unsafe { tail_check(src, i, v, left) };
+        if flagged != 0 {
+            return Fused::invalid(failed_at(i, flagged));
+        }
+    }
+    // SAFETY: `i <= cap`: `2 * (cap - i)` bytes at `dst + 2 * i` are
+    // writable, and a masked step writes at most that many.
+    match unsafe { block::<BE, true>(v, lanes, true, dst.add(2 * i), cap - i) } {
+        Some((_, written)) => Fused::done(src.len(), i + written),
+        None => Fused::full(i, i),
+    }
+}
+
+/// The error bits of the block `v` at `i` of which `left` bytes are in
+/// `src` (the others zero), the end of input included if `left <= 64`.
+///
+/// # Safety
+///
+/// * The CPU has AVX-512F, BW and VBMI.
+/// * `i <= src.len()`, `left == src.len() - i`.
+#[inline(always)]
+unsafe fn tail_check(src: &[u8], i: usize, v: __m512i, left: usize) -> u64 {
+    // SAFETY: the caller guarantees the features and `i <= len`.
+    unsafe {
+        let c = Consts::<__m512i>::new();
+        let mut flagged = check(
+            &c,
+            v,
+            prev_masked(src, i, 1),
+            prev_masked(src, i, 2),
+            prev_masked(src, i, 3),
+        );
+        if left == 64 {
+            // The input ends with the register: no lead may be among the
+            // last 1, 2 or 3 bytes that it cannot finish.
+            let cut = v.saturating_sub(c.max_at_end);
+            flagged |= _mm512_test_epi8_mask(cut, cut);
+        }
+        flagged
+    }
+}
+
+/// Widens the first `n` (all 64 unless `MASKED`) ASCII bytes of `v` to
+/// units at `out`.
+///
+/// # Safety
+///
+/// * `2 * n` bytes at `out` are writable, 128 if not `MASKED`.
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi2,bmi2")]
+#[inline]
+unsafe fn widen<const BE: bool, const MASKED: bool>(v: __m512i, out: *mut u8, n: usize) {
+    let lo = _mm512_cvtepu8_epi16(_mm512_castsi512_si256(v));
+    let hi = _mm512_cvtepu8_epi16(_mm512_extracti64x4_epi64::<1>(v));
+    // SAFETY: the stores write units `0..min(n, 32)` and `32..n` (all 64
+    // without `MASKED`), which the caller makes writable.
+    unsafe {
+        store_units::<BE, MASKED>(out, lo, n.min(32));
+        store_units::<BE, MASKED>(out.add(64), hi, n.saturating_sub(32));
+    }
+}
+
+/// [`utf8_to_utf16`] from `i`, where `src[..i]` is ASCII and already
+/// widened to `i` units.
+///
+/// # Safety
+///
+/// * As [`utf8_to_utf16`]; `i <= src.len()` and `i <= cap`.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi1,bmi2,popcnt")]
+#[inline(never)]
+unsafe fn fused<const BE: bool>(src: &[u8], dst: *mut u8, cap: usize, from: usize) -> Fused {
+    let len = src.len();
+    let ptr = src.as_ptr();
+    // SAFETY: the features are enabled.
+    let c = unsafe { Consts::<__m512i>::new() };
+    let mut i = from;
+    let mut o = from;
+    // Invariants: `i <= len`, `o <= cap`, `src[..i]` is valid and
+    // converted to `o` units, and every lane of the blocks checked so far
+    // passed.
+    while len - i > 64 && cap - o >= ROOM16 {
+        // SAFETY: `i + 64 < len`: the block is readable.
+        let v = unsafe { _mm512_loadu_si512(ptr.add(i).cast()) };
+        if _mm512_movepi8_mask(v) != 0 {
+            let (p1, p2, p3) = if i >= 3 {
+                // SAFETY: `i - 3 + 64 < len`: the three blocks are readable.
+                unsafe {
+                    (
+                        _mm512_loadu_si512(ptr.add(i - 1).cast()),
+                        _mm512_loadu_si512(ptr.add(i - 2).cast()),
+                        _mm512_loadu_si512(ptr.add(i - 3).cast()),
+                    )
+                }
+            } else {
+                // SAFETY: `i <= len`; the features are enabled.
+                unsafe {
+                    (
+                        prev_masked(src, i, 1),
+                        prev_masked(src, i, 2),
+                        prev_masked(src, i, 3),
+                    )
+                }
+            };
+            // SAFETY: the features are enabled.
+            let flagged = unsafe { check(&c, v, p1, p2, p3) };
+            if flagged != 0 {
+                return Fused::invalid(failed_at(i, flagged));
+            }
+        }
+        // SAFETY: `o + ROOM16 <= cap`: `2 * ROOM16` bytes at `dst + 2 * o`
+        // are writable, which covers every store of a plain step.
+        match unsafe { block::<BE, false>(v, u64::MAX, false, dst.add(2 * o), ROOM16) } {
+            Some((read, written)) => {
+                i += read;
+                o += written;
+            }
+            // Only for lack of room (the block is valid, so it has a lead
+            // after its first byte): the masked steps decide.
+            None => break,
+        }
+    }
+    while i < len {
+        let left = len - i;
+        let last = left <= 64;
+        let lanes = if last {
+            _bzhi_u64(u64::MAX, left as u32)
+        } else {
+            u64::MAX
+        };
+        // SAFETY: `lanes` enables only the `min(left, 64)` bytes from `i`,
+        // which are inside `src`; masked-off lanes are not read.
+        let v = unsafe { _mm512_maskz_loadu_epi8(lanes, ptr.add(i).cast()) };
+        if _mm512_movepi8_mask(v) != 0 {
+            // SAFETY: `i < len`; the features are enabled.
+            let flagged = unsafe { tail_check(src, i, v, left) };
+            if flagged != 0 {
+                return Fused::invalid(failed_at(i, flagged));
+            }
+        }
+        // SAFETY: `o <= cap`: `2 * (cap - o)` bytes at `dst + 2 * o` are
+        // writable, and a masked step writes at most that many.
+        match unsafe { block::<BE, true>(v, lanes, last, dst.add(2 * o), cap - o) } {
+            Some((read, written)) => {
+                i += read;
+                o += written;
+            }
+            None => {
+                return Fused::full(i, o);
+            }
+        }
+    }
+    Fused::done(len, o)
+}
