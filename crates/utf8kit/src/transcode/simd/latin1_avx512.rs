@@ -247,9 +247,17 @@ unsafe fn latin1_block_exact(
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi1,bmi2,popcnt")]
 pub(crate) unsafe fn latin1_to_utf8(src: &[u8], dst: *mut u8, cap: usize) -> Progress {
     if src.len() <= 64 {
-        // One block, in a straight line.
+        // One block, in a straight line; a whole one with its masks and
+        // lengths known at compile time.
         // SAFETY: `src.len()` bytes are readable, `cap` writable.
-        return match unsafe { latin1_block_exact(src.as_ptr(), src.len(), 0, dst, cap) } {
+        let done = unsafe {
+            if src.len() == 64 {
+                latin1_block_exact(src.as_ptr(), 64, 0, dst, cap)
+            } else {
+                latin1_block_exact(src.as_ptr(), src.len(), 0, dst, cap)
+            }
+        };
+        return match done {
             Some(len) => Progress {
                 read: src.len(),
                 written: len,
@@ -257,6 +265,20 @@ pub(crate) unsafe fn latin1_to_utf8(src: &[u8], dst: *mut u8, cap: usize) -> Pro
             None => Progress::default(),
         };
     }
+    // SAFETY: the caller's contract.
+    unsafe { latin1_to_utf8_long(src, dst, cap) }
+}
+
+/// [`latin1_to_utf8`] for more than 64 bytes (out of line, so that the
+/// short path saves no registers for the loops).
+///
+/// # Safety
+///
+/// * The CPU supports the enabled features.
+/// * `dst` is valid for writes of `cap` bytes.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi1,bmi2,popcnt")]
+#[inline(never)]
+unsafe fn latin1_to_utf8_long(src: &[u8], dst: *mut u8, cap: usize) -> Progress {
     let mut i = 0;
     let mut o = 0;
     // Invariants: `i <= src.len()`, `o <= cap`.
@@ -464,16 +486,34 @@ pub(crate) unsafe fn utf8_to_latin1<const VALID: bool>(
     dst: *mut u8,
     cap: usize,
 ) -> Progress {
+    if src.len() <= 128 {
+        // SAFETY: `src.len() <= 128`; `dst` is `cap` writable bytes.
+        return unsafe { utf8_to_latin1_short::<VALID>(src, dst, cap) };
+    }
+    // SAFETY: the caller's contract.
+    unsafe { utf8_to_latin1_long::<VALID>(src, dst, cap) }
+}
+
+/// [`utf8_to_latin1`] for more than 128 bytes (out of line, so that the
+/// short path saves no registers for the loops).
+///
+/// # Safety
+///
+/// * The CPU supports the enabled features.
+/// * `dst` is valid for writes of `cap` bytes.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi1,bmi2,popcnt")]
+#[inline(never)]
+unsafe fn utf8_to_latin1_long<const VALID: bool>(
+    src: &[u8],
+    dst: *mut u8,
+    cap: usize,
+) -> Progress {
     let mut i = 0;
     let mut o = 0;
     // The lead carried from the last lane of the previous block (bit 0),
     // and whether it was C3 (bit 0).
     let mut carry = 0u64;
     let mut carry_c3 = 0u64;
-    if src.len() <= 128 {
-        // SAFETY: `src.len() <= 128`; `dst` is `cap` writable bytes.
-        return unsafe { utf8_to_latin1_short::<VALID>(src, dst, cap) };
-    }
     let misalign = src.as_ptr() as usize % 64;
     // Invariants: `i <= src.len()`, and `i - carry` is a character
     // boundary; `o <= cap` bytes are the conversion of `src[..i - carry]`.
