@@ -503,11 +503,7 @@ pub(crate) unsafe fn utf8_to_latin1<const VALID: bool>(
 /// * `dst` is valid for writes of `cap` bytes.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi1,bmi2,popcnt")]
 #[inline(never)]
-unsafe fn utf8_to_latin1_long<const VALID: bool>(
-    src: &[u8],
-    dst: *mut u8,
-    cap: usize,
-) -> Progress {
+unsafe fn utf8_to_latin1_long<const VALID: bool>(src: &[u8], dst: *mut u8, cap: usize) -> Progress {
     let mut i = 0;
     let mut o = 0;
     // The lead carried from the last lane of the previous block (bit 0),
