@@ -35,6 +35,22 @@
 //! slice, nor past the end of the output. A step runs only if its whole
 //! output fits; the kernels stop before the first one that does not, and
 //! the scalar kernel writes what fits and counts the rest.
+//!
+//! # Short inputs
+//!
+//! Up to 64 Latin-1 bytes (128 UTF-8 bytes) convert in a straight line,
+//! one block (two), with the loops out of line so that this path saves no
+//! registers; a whole 64-byte Latin-1 block has its own copy, whose masks
+//! and lengths are constants.
+//!
+//! # Tried and dropped
+//!
+//! Merging each block's output into a register and storing whole aligned
+//! 64-byte lines (one byte permute and blend per output register, no
+//! overlapping stores) ran Latin-1 → UTF-8 on mixed text at half the speed
+//! of the two overlapping stores: the line's fill level is a loop-carried
+//! dependency through a broadcast, a permute and a blend. Copying ASCII 256
+//! bytes per test instead of 128 measured no different.
 
 use super::Progress;
 use core::arch::x86_64::*;
