@@ -3,7 +3,8 @@
 //! against std and the scalar engine: every byte at
 //! every position, every short UTF-8 sequence around the 64-byte block
 //! edges, an error at every offset 0..=200 of valid text, the lipsum files,
-//! random inputs, exact-size output buffers with a guard byte after them,
+//! random inputs, one whole 64-byte block with every count of high bytes
+//! per half, exact-size output buffers with a guard byte after them,
 //! larger buffers (nothing written past the output) and buffers too short.
 
 mod common;
@@ -332,6 +333,62 @@ fn latin1_short_inputs_and_sizes() {
         check_latin1(&all_high);
         check_utf8(std_latin1_to_utf8(&all_high).as_bytes());
         check_utf8(std_latin1_to_utf8(&latin1_text(len, 3)).as_bytes());
+    }
+}
+
+/// One whole 64-byte block of Latin-1 (a path of its own, with its masks
+/// known at compile time): every number of bytes `80..=FF` in each half
+/// (which sets where the two halves' outputs meet and how long the second
+/// is), the leads C2 and C3 mixed, every byte value at every position, and
+/// buffers too short by every amount.
+#[test]
+fn latin1_one_whole_block() {
+    for lo in 0..=32 {
+        for hi in 0..=32 {
+            let block: Vec<u8> = (0..64)
+                .map(|i| {
+                    let (k, half) = if i < 32 { (lo, i) } else { (hi, i - 32) };
+                    match (half < k, i % 3) {
+                        (true, 0) => 0x80 + i as u8,
+                        (true, _) => 0xC0 + i as u8,
+                        (false, _) => b'a' + (i % 26) as u8,
+                    }
+                })
+                .collect();
+            check_latin1(&block);
+            // Reversed: the high bytes at the end of each half.
+            let mut rev = block.clone();
+            rev[..32].reverse();
+            rev[32..].reverse();
+            check_latin1(&rev);
+        }
+    }
+    for base in [ascii_text(64), latin1_text(64, 11), vec![0xFF; 64]] {
+        for pos in 0..64 {
+            for b in [0x00, 0x41, 0x7F, 0x80, 0xBF, 0xC0, 0xC3, 0xFF] {
+                let mut v = base.clone();
+                v[pos] = b;
+                check_latin1(&v);
+            }
+        }
+    }
+    let block = latin1_text(64, 5);
+    let want = std_latin1_to_utf8(&block);
+    let n = want.len();
+    for kernel in Kernel::available() {
+        for len in 0..n {
+            let mut small = vec![GUARD; n];
+            let got = t::latin1_to_utf8_with(kernel, &block, &mut small[..len]);
+            assert_eq!(
+                got,
+                Some(Err(TranscodeError::BufferTooSmall { needed: n })),
+                "{kernel}, room {len}"
+            );
+            assert!(
+                small[len..].iter().all(|&b| b == GUARD),
+                "{kernel}, room {len}: wrote past the end"
+            );
+        }
     }
 }
 
