@@ -820,6 +820,27 @@ unsafe fn check_copy<V: Vector>(c: &Consts<V>, bytes: &[u8], dst: *mut u8) -> Op
                     copy_blocks::<V, true>(ptr, dst, i, 2);
                     i += 2 * BLOCK;
                 }
+            } else if test_ascii && V::LANES == BLOCK && whole - i >= 2 * BLOCK {
+                // This block and the next (checked the full way, as text
+                // that is not ASCII rarely has ASCII blocks), with one test
+                // of the error bits for both; the first block's bits are
+                // kept apart to tell which one failed. The next pair tests
+                // for ASCII again.
+                st.block(c, &block);
+                let first = st.error;
+                copy_blocks::<V, true>(ptr, dst, i, 1);
+                st.block(c, &Whole { ptr: ptr.add(i + BLOCK) });
+                copy_blocks::<V, true>(ptr, dst, i + BLOCK, 1);
+                if !st.ok() {
+                    // As below, in whichever block failed first.
+                    let at = if first.is_zero() {
+                        i + BLOCK + st.error.first_nonzero_lane()
+                    } else {
+                        i + first.first_nonzero_lane()
+                    };
+                    return Some(at.saturating_sub(3));
+                }
+                i += 2 * BLOCK;
             } else {
                 test_ascii = !test_ascii;
                 st.block(c, &block);
