@@ -829,7 +829,12 @@ unsafe fn check_copy<V: Vector>(c: &Consts<V>, bytes: &[u8], dst: *mut u8) -> Op
                 st.block(c, &block);
                 let first = st.error;
                 copy_blocks::<V, true>(ptr, dst, i, 1);
-                st.block(c, &Whole { ptr: ptr.add(i + BLOCK) });
+                st.block(
+                    c,
+                    &Whole {
+                        ptr: ptr.add(i + BLOCK),
+                    },
+                );
                 copy_blocks::<V, true>(ptr, dst, i + BLOCK, 1);
                 if !st.ok() {
                     // As below, in whichever block failed first.
