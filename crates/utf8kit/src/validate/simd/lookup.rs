@@ -618,8 +618,9 @@ pub(super) unsafe fn first_failure<V: Vector>(bytes: &[u8]) -> usize {
 /// flags a sequence cut short before it); runs of ASCII blocks are skipped
 /// two at a time without tests, since they cannot hold an error.
 ///
-/// This is the flavour for input that is expected to hold errors (lossy
-/// decoding restarts here after each one): past an error at most one block
+/// This is the flavour for input that is expected to hold errors (chunk
+/// iteration restarts here after each one; [`lossy`] has its own copy of
+/// the loop, [`check_copy`]): past an error at most one block
 /// is checked in vain, and [`locate_near`] rescans only from the start of
 /// the failing block (AVX-512: from a few bytes before the error). On
 /// valid input it does a few more tests than [`validate`], which is why
