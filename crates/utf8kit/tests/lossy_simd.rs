@@ -324,6 +324,69 @@ fn an_error_at_every_offset_of_every_lipsum_script() {
     }
 }
 
+/// The kernels' own lossy loop takes over after the first error, so a
+/// second error is what exercises it: a first error at the start, then an
+/// error at every offset of 0..=200 (alone, and two back to back) inside
+/// valid text of each script. Offsets up to 200 put it in the first or the
+/// second block of a pair that the AVX-512 loop checks with one test, and
+/// on every block edge.
+#[test]
+fn a_second_error_at_every_offset_of_every_lipsum_script() {
+    let ks = kernels();
+    let mut c = Checker::default();
+    let mut buf = Vec::new();
+    for (name, text) in lipsum() {
+        let end = text.floor_char_boundary(500.min(text.len()));
+        let valid = &text.as_bytes()[..end];
+        for first in [&b"\xFF"[..], b"\xE2\x82", b"\xED\xA0\x80"] {
+            for at in 0..=200.min(valid.len()) {
+                for (i, bad) in DAMAGE.iter().enumerate() {
+                    for also in [&b""[..], DAMAGE[(i + 3) % DAMAGE.len()]] {
+                        buf.clear();
+                        buf.extend_from_slice(first);
+                        buf.extend_from_slice(&valid[..at]);
+                        buf.extend_from_slice(bad);
+                        buf.extend_from_slice(also);
+                        buf.extend_from_slice(&valid[at..]);
+                        c.forced(&buf, &Expected::of(&buf), &ks);
+                    }
+                }
+            }
+        }
+        eprintln!("{name}: ok");
+    }
+}
+
+/// Damaged text appended to strings of every capacity around the size of
+/// the result: the kernels stop when the room runs short and the buffer
+/// grows, at every point of the text.
+#[test]
+fn output_near_the_end_of_capacity() {
+    let ks = kernels();
+    for (name, text) in lipsum() {
+        let end = text.floor_char_boundary(1200.min(text.len()));
+        let mut damaged = Vec::new();
+        for (i, piece) in text.as_bytes()[..end].chunks(37).enumerate() {
+            damaged.extend_from_slice(piece);
+            damaged.extend_from_slice(DAMAGE[i % DAMAGE.len()]);
+        }
+        let want = String::from_utf8_lossy(&damaged);
+        let replacements = damaged
+            .utf8_chunks()
+            .filter(|c| !c.invalid().is_empty())
+            .count();
+        for &k in &ks {
+            for cap in damaged.len() - 16..=want.len() + 16 {
+                let mut s = String::with_capacity(cap);
+                s.push('#');
+                let n = utf8kit::decode_lossy_with(k, &damaged, &mut s).unwrap();
+                assert_eq!(s[1..], want, "{name} {k} {cap}");
+                assert_eq!(n, replacements, "{name} {k} {cap}");
+            }
+        }
+    }
+}
+
 #[test]
 fn inputs_made_mostly_of_errors() {
     let ks = kernels();

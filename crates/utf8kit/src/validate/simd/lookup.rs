@@ -618,8 +618,9 @@ pub(super) unsafe fn first_failure<V: Vector>(bytes: &[u8]) -> usize {
 /// flags a sequence cut short before it); runs of ASCII blocks are skipped
 /// two at a time without tests, since they cannot hold an error.
 ///
-/// This is the flavour for input that is expected to hold errors (lossy
-/// decoding restarts here after each one): past an error at most one block
+/// This is the flavour for input that is expected to hold errors (chunk
+/// iteration restarts here after each one; [`lossy`] has its own copy of
+/// the loop, [`check_copy`]): past an error at most one block
 /// is checked in vain, and [`locate_near`] rescans only from the start of
 /// the failing block (AVX-512: from a few bytes before the error). On
 /// valid input it does a few more tests than [`validate`], which is why
@@ -721,11 +722,13 @@ pub(crate) struct Lossy {
 }
 
 /// Lossy decoding of `bytes` into `dst` (room for `cap` bytes): each valid
-/// run is checked and copied a block at a time ([`validate_fine`] with
-/// `COPY`), and each maximal invalid subpart becomes U+FFFD (`EF BF BD`),
-/// all in one loop with the constants in registers. A continuation byte
-/// right after an invalid sequence is one more invalid sequence, replaced
-/// without running the check.
+/// run is checked and copied a block at a time (as [`validate_fine`] with
+/// `COPY` does), and each maximal invalid subpart becomes U+FFFD
+/// (`EF BF BD`), all in one loop with the constants in registers: an error
+/// is resolved in place by a short scalar decode from a few bytes before
+/// the first flagged lane ([`resolve`]), without leaving the kernel. A
+/// continuation byte right after an invalid sequence is one more invalid
+/// sequence, replaced without running the check.
 ///
 /// Stops at the end of `bytes`, or early when the room left is less than
 /// the bytes left plus 3 (a run is copied whole before its end is known),
@@ -740,21 +743,29 @@ pub(crate) struct Lossy {
 pub(super) unsafe fn lossy<V: Vector>(bytes: &[u8], dst: *mut u8, cap: usize) -> Lossy {
     let len = bytes.len();
     let mut done = Lossy::default();
+    // SAFETY: the caller guarantees `V`'s features.
+    let c = unsafe { Consts::<V>::new() };
     while done.read < len && cap - done.written >= len - done.read + 3 {
         let rest = bytes.get(done.read..).unwrap_or_default();
         // SAFETY: the caller guarantees `V`'s features; the loop condition
         // leaves at least `rest.len()` bytes of room at `dst + written`,
         // inside the caller's writable range, which does not overlap
         // `bytes`.
-        let result = unsafe { validate_fine::<V, true>(rest, dst.add(done.written)) };
-        let Err(e) = result else {
+        let Some(from) = (unsafe { check_copy::<V>(&c, rest, dst.add(done.written)) }) else {
             done.read = len;
             done.written += rest.len();
             break;
         };
-        let valid = e.valid_up_to();
+        let Some((valid, bad)) = resolve(rest, from) else {
+            // Unreachable: the check flagged an error the rescan did not
+            // find (see `locate_near`); the copy is whole either way.
+            debug_assert!(false, "SIMD check failed at {from}, scalar found no error");
+            done.read = len;
+            done.written += rest.len();
+            break;
+        };
         done.written += valid;
-        done.read += valid + e.error_len().unwrap_or(rest.len() - valid);
+        done.read += valid + bad;
         loop {
             // SAFETY: the loop condition left `rest.len() + 3` bytes of
             // room, and `valid` of them hold the copied run; later rounds
@@ -770,6 +781,115 @@ pub(super) unsafe fn lossy<V: Vector>(bytes: &[u8], dst: *mut u8, cap: usize) ->
         }
     }
     done
+}
+
+/// The copy-and-check loop of [`lossy`]: [`validate_fine`] with `COPY`,
+/// but with the caller's constants, and on failure it returns where the
+/// rescan may start instead of rescanning: `None` when all of `bytes` is
+/// valid (and copied), else `Some(from)`, with the first error at or
+/// after `rescan_start(bytes, from)` and `dst[..valid_up_to]` holding the
+/// valid prefix.
+///
+/// # Safety
+///
+/// * The CPU has `V`'s features.
+/// * `dst..dst + bytes.len()` is writable and does not overlap `bytes`.
+#[cfg(feature = "alloc")]
+#[inline(always)]
+unsafe fn check_copy<V: Vector>(c: &Consts<V>, bytes: &[u8], dst: *mut u8) -> Option<usize> {
+    let len = bytes.len();
+    let whole = len - len % BLOCK;
+    let ptr = bytes.as_ptr();
+    // SAFETY: as in `validate_fine`: every block read lies below `whole`,
+    // and `tail` gets the `len - whole < BLOCK` bytes after it; stores go
+    // to the same offsets from `dst`, writable by the caller's contract.
+    unsafe {
+        let mut st = State::<V>::new();
+        let mut i = 0;
+        let mut test_ascii = true;
+        while i < whole {
+            let block = Whole { ptr: ptr.add(i) };
+            if test_ascii && Block::<V>::is_ascii(&block) {
+                st.ascii_block(c);
+                copy_blocks::<V, true>(ptr, dst, i, 1);
+                if !st.ok() {
+                    return Some(i);
+                }
+                i += BLOCK;
+                while whole - i >= 2 * BLOCK && Block::<V>::is_ascii(&Run::<2> { ptr: ptr.add(i) })
+                {
+                    copy_blocks::<V, true>(ptr, dst, i, 2);
+                    i += 2 * BLOCK;
+                }
+            } else if test_ascii && V::LANES == BLOCK && whole - i >= 2 * BLOCK {
+                // This block and the next (checked the full way, as text
+                // that is not ASCII rarely has ASCII blocks), with one test
+                // of the error bits for both; the first block's bits are
+                // kept apart to tell which one failed. The next pair tests
+                // for ASCII again.
+                st.block(c, &block);
+                let first = st.error;
+                copy_blocks::<V, true>(ptr, dst, i, 1);
+                st.block(
+                    c,
+                    &Whole {
+                        ptr: ptr.add(i + BLOCK),
+                    },
+                );
+                copy_blocks::<V, true>(ptr, dst, i + BLOCK, 1);
+                if !st.ok() {
+                    // As below, in whichever block failed first.
+                    let at = if first.is_zero() {
+                        i + BLOCK + st.error.first_nonzero_lane()
+                    } else {
+                        i + first.first_nonzero_lane()
+                    };
+                    return Some(at.saturating_sub(3));
+                }
+                i += 2 * BLOCK;
+            } else {
+                test_ascii = !test_ascii;
+                st.block(c, &block);
+                copy_blocks::<V, true>(ptr, dst, i, 1);
+                if !st.ok() {
+                    // As in `validate_fine`: with one register per block
+                    // the first flagged lane is at most three bytes after
+                    // the start of the first invalid sequence.
+                    let lane = if V::LANES == BLOCK {
+                        st.error.first_nonzero_lane()
+                    } else {
+                        0
+                    };
+                    return Some((i + lane).saturating_sub(3));
+                }
+                i += BLOCK;
+            }
+        }
+        st.tail(c, bytes, whole);
+        core::ptr::copy_nonoverlapping(ptr.add(whole), dst.add(whole), len - whole);
+        if st.ok() { None } else { Some(whole) }
+    }
+}
+
+/// The first error of `bytes` at or after `rescan_start(bytes, from)`, as
+/// `(valid_up_to, error_len)` with an error cut short by the end counting
+/// the rest of `bytes`; `None` if there is none. Inline, one sequence at a
+/// time: the error is within a few bytes.
+#[cfg(feature = "alloc")]
+#[inline(always)]
+fn resolve(bytes: &[u8], from: usize) -> Option<(usize, usize)> {
+    let mut i = crate::validate::rescan_start(bytes, from);
+    while let Some(rest) = bytes.get(i..).filter(|r| !r.is_empty()) {
+        if rest[0] < 0x80 {
+            i += 1;
+            continue;
+        }
+        match scalar::decode_first(rest) {
+            scalar::Sequence::Valid(_, n) => i += n,
+            scalar::Sequence::Invalid(n, _) => return Some((i, n.unwrap_or(rest.len()))),
+        }
+    }
+    None
 }
 
 /// Writes U+FFFD (`EF BF BD`) at `dst`.
