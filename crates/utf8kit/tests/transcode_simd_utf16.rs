@@ -423,3 +423,23 @@ fn every_short_length_with_a_surrogate_at_every_position() {
         }
     }
 }
+
+/// The AVX2 kernel's steps (16 or 32 bytes) against characters of every
+/// length placed at every offset of the first blocks, with runs of 1-, 2-,
+/// 3- and 4-byte text around them and short tails after.
+#[test]
+fn every_character_length_at_every_block_offset() {
+    for prefix in ["a", "é", "中"] {
+        for count in 0..=40 {
+            for ch in ['é', '中', '😀', 'a'] {
+                for (suffix, reps) in [("a", 0), ("a", 1), ("ж", 9), ("中", 20), ("😀🎉", 3)]
+                {
+                    let mut s = prefix.repeat(count);
+                    s.push(ch);
+                    s.push_str(&suffix.repeat(reps));
+                    check_utf8(s.as_bytes());
+                }
+            }
+        }
+    }
+}

@@ -10,7 +10,7 @@ use core::convert::Infallible;
 use super::count::{utf8_len_from_utf16_by, utf16_len_from_utf8};
 use super::simd::{Engine, Progress};
 #[cfg(target_arch = "x86_64")]
-use super::simd::{utf16_avx512, utf16_len_avx512};
+use super::simd::{utf16_avx2, utf16_avx512, utf16_len_avx512};
 use super::step::{HIGH_BITS, ascii_prefix, decode_utf8, put, put_replacement, put_utf8};
 use super::{CHUNK, TranscodeError, Utf16Error, chunk_len, fit, next_valid_chunk};
 use crate::validate::Splitter;
@@ -170,6 +170,19 @@ fn simd_utf8_to_utf16<T: Unit16>(engine: Engine, be: bool, src: &[u8], dst: &mut
                     utf16_avx512::utf8_to_utf16::<true>(src, ptr, cap)
                 } else {
                     utf16_avx512::utf8_to_utf16::<false>(src, ptr, cap)
+                }
+            }
+        }
+        #[cfg(target_arch = "x86_64")]
+        Engine::Avx2 => {
+            let (ptr, cap) = (dst.as_mut_ptr().cast::<u8>(), dst.len());
+            // SAFETY: `Engine::Avx2` is only chosen when the CPU has the
+            // kernel's features; `dst` is `2 * cap` writable bytes.
+            unsafe {
+                if be {
+                    utf16_avx2::utf8_to_utf16::<true>(src, ptr, cap)
+                } else {
+                    utf16_avx2::utf8_to_utf16::<false>(src, ptr, cap)
                 }
             }
         }

@@ -103,7 +103,7 @@ fn ascii_prefix_to_utf32(engine: Engine, src: &[u8], dst: &mut [u32]) -> Progres
 #[inline(always)]
 fn utf8_to_utf32_run(kernel: Kernel, src: &[u8], dst: &mut [u32]) -> Result<usize, Utf8Error> {
     let engine = Engine::for_kernel(kernel);
-    if engine == Engine::Scalar || src.len() < SIMD_MIN {
+    if !engine.is_avx512() || src.len() < SIMD_MIN {
         return utf8_to_utf32_scalar(src, dst);
     }
     // An ASCII start needs no validation: convert it right away (short

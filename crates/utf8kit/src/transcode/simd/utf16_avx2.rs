@@ -1,0 +1,248 @@
+//! AVX2 UTF-8 → UTF-16 (input known to be valid).
+//!
+//! A step looks at 32 bytes. An all-ASCII block widens to 32 units with two
+//! `vpmovzxbw`. Otherwise the step converts the characters that start in
+//! the first 16 bytes, each decoded *at its lead byte's lane*: the 16 bytes
+//! from the block start, from one byte on and from two bytes on are widened
+//! to 16-bit lanes, and each lane computes its 1-, 2- and 3-byte value and
+//! keeps the one its lead byte asks for. The lead lanes are then packed,
+//! eight at a time, by a `pshufb` from a table indexed by their 8-bit mask.
+//! A character that starts at byte 15 may end at byte 17: the step then
+//! reads those continuation bytes too, so it ends at a character boundary.
+//!
+//! 4-byte characters are not decoded in lanes: a step stops before the first
+//! one, and a step that starts at one converts it (and any right after it)
+//! to a surrogate pair with scalar code.
+//!
+//! The kernel runs while 32 bytes are readable and 32 units of room are
+//! left (the widest a step writes with whole-register stores) and leaves
+//! the rest to the scalar kernel.
+
+use super::Progress;
+use core::arch::x86_64::*;
+
+/// The `pshufb` indices that pack the 16-bit lanes of an 8-lane register
+/// whose bit is set in the mask (the index into the table) to its start.
+/// The lanes after them get zeros.
+const fn pack_table() -> [[u8; 16]; 256] {
+    let mut table = [[0x80u8; 16]; 256];
+    let mut mask = 0;
+    while mask < 256 {
+        let mut out = 0;
+        let mut lane = 0;
+        while lane < 8 {
+            if mask & (1 << lane) != 0 {
+                table[mask][2 * out] = 2 * lane as u8;
+                table[mask][2 * out + 1] = 2 * lane as u8 + 1;
+                out += 1;
+            }
+            lane += 1;
+        }
+        mask += 1;
+    }
+    table
+}
+
+static PACK: [[u8; 16]; 256] = pack_table();
+
+/// `pshufb` indices swapping the bytes of each 16-bit lane (UTF-16BE).
+static SWAP16: [u8; 16] = [1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14];
+
+/// Bytes a step reads and units of room it needs.
+const STEP: usize = 32;
+
+/// Swaps the bytes of every 16-bit lane if `BE`.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn order128<const BE: bool>(v: __m128i) -> __m128i {
+    if BE {
+        // SAFETY: `SWAP16` is 16 readable bytes.
+        let swap = unsafe { _mm_loadu_si128(SWAP16.as_ptr().cast()) };
+        _mm_shuffle_epi8(v, swap)
+    } else {
+        v
+    }
+}
+
+/// Swaps the bytes of every 16-bit lane if `BE`.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn order256<const BE: bool>(v: __m256i) -> __m256i {
+    if BE {
+        // SAFETY: `SWAP16` is 16 readable bytes.
+        let swap = unsafe { _mm_loadu_si128(SWAP16.as_ptr().cast()) };
+        _mm256_shuffle_epi8(v, _mm256_broadcastsi128_si256(swap))
+    } else {
+        v
+    }
+}
+
+/// Packs the 16-bit lanes of `v` set in the 8-bit `mask` and stores them
+/// (and zeros after them, 16 bytes in all) at `out`; returns how many.
+///
+/// # Safety
+///
+/// `out` is valid for writes of 16 bytes.
+#[target_feature(enable = "avx2,popcnt")]
+#[inline]
+unsafe fn pack_store<const BE: bool>(v: __m128i, mask: u32, out: *mut u8) -> usize {
+    let index = &PACK[usize::from(mask as u8)];
+    // SAFETY: `index` is 16 readable bytes.
+    let index = unsafe { _mm_loadu_si128(index.as_ptr().cast()) };
+    let packed = order128::<BE>(_mm_shuffle_epi8(v, index));
+    // SAFETY: the caller's promise.
+    unsafe { _mm_storeu_si128(out.cast(), packed) };
+    (mask & 0xFF).count_ones() as usize
+}
+
+/// Converts valid UTF-8 to UTF-16 (little-endian bytes, or big-endian if
+/// `BE`) at `dst` while a whole step's input and room remain.
+///
+/// # Safety
+///
+/// * The CPU supports the enabled features.
+/// * `dst` is valid for writes of `2 * cap` bytes (`cap` units).
+///
+/// `src` should be valid UTF-8 that ends at a character boundary (else the
+/// output is meaningless, but every access stays in bounds).
+#[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
+pub(crate) unsafe fn utf8_to_utf16<const BE: bool>(
+    src: &[u8],
+    dst: *mut u8,
+    cap: usize,
+) -> Progress {
+    let mut i = 0;
+    let mut o = 0;
+    let p = src.as_ptr();
+    // Invariants: `i <= src.len()`, `o <= cap`, `i` at a character boundary.
+    while src.len() - i >= STEP && cap - o >= STEP {
+        // SAFETY: `i + 32 <= src.len()`: the block is readable.
+        let v = unsafe { _mm256_loadu_si256(p.add(i).cast()) };
+        // SAFETY: `o + 32 <= cap`: 64 bytes at `out` are writable, which
+        // covers every store of the step.
+        let out = unsafe { dst.add(2 * o) };
+        let high = _mm256_movemask_epi8(v) as u32;
+        if high == 0 {
+            let lo = _mm256_cvtepu8_epi16(_mm256_castsi256_si128(v));
+            let hi = _mm256_cvtepu8_epi16(_mm256_extracti128_si256::<1>(v));
+            // SAFETY: 64 writable bytes at `out` (above).
+            unsafe {
+                _mm256_storeu_si256(out.cast(), order256::<BE>(lo));
+                _mm256_storeu_si256(out.add(32).cast(), order256::<BE>(hi));
+            }
+            i += STEP;
+            o += STEP;
+            continue;
+        }
+        // Leads: bytes other than 80..=BF (as `i8`, greater than -65).
+        let leads = _mm256_movemask_epi8(_mm256_cmpgt_epi8(v, _mm256_set1_epi8(-65))) as u32;
+        // 4-byte leads: F0..=FF (`max(b, F0) == b`).
+        let b0 = _mm256_castsi256_si128(v);
+        let fours =
+            _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_max_epu8(b0, _mm_set1_epi8(-16)), b0)) as u32;
+        let first4 = fours.trailing_zeros() as usize; // 32 if none
+        if first4 == 0 {
+            // SAFETY: `i + 32 <= src.len()` and `o + 32 <= cap`; the run
+            // of 4-byte characters decoded stays in the first 16 bytes
+            // plus 3, and writes 2 units for each 4 bytes.
+            let (read, written) = unsafe { pairs::<BE>(p.add(i), 16, out) };
+            i += read;
+            o += written;
+            continue;
+        }
+        // Lanes converted: the leads before the first 4-byte lead, or all
+        // 16 (and then the bytes 16 and 17 that continue the last one).
+        let (mask, read) = if first4 < 16 {
+            (leads & ((1 << first4) - 1), first4)
+        } else {
+            let c = !leads >> 16;
+            (
+                leads & 0xFFFF,
+                16 + (c & 1) as usize + (c & (c >> 1) & 1) as usize,
+            )
+        };
+        // SAFETY: `i + 18 <= src.len()`: the 16-byte loads at `i + 1` and
+        // `i + 2` are readable.
+        let (n1, n2) = unsafe {
+            (
+                _mm_loadu_si128(p.add(i + 1).cast()),
+                _mm_loadu_si128(p.add(i + 2).cast()),
+            )
+        };
+        let w0 = _mm256_cvtepu8_epi16(b0);
+        let w1 = _mm256_cvtepu8_epi16(n1);
+        let w2 = _mm256_cvtepu8_epi16(n2);
+        let low6 = _mm256_set1_epi16(0x3F);
+        let t1 = _mm256_and_si256(w1, low6);
+        let t2 = _mm256_and_si256(w2, low6);
+        // 2 bytes: 110aaaaa 10bbbbbb -> aaaaabbbbbb.
+        let two = _mm256_or_si256(
+            _mm256_slli_epi16::<6>(_mm256_and_si256(w0, _mm256_set1_epi16(0x1F))),
+            t1,
+        );
+        // 3 bytes: 1110aaaa 10bbbbbb 10cccccc -> aaaabbbbbbcccccc.
+        let three = _mm256_or_si256(
+            _mm256_or_si256(_mm256_slli_epi16::<12>(w0), _mm256_slli_epi16::<6>(t1)),
+            t2,
+        );
+        let is2 = _mm256_cmpgt_epi16(w0, _mm256_set1_epi16(0xBF));
+        let is3 = _mm256_cmpgt_epi16(w0, _mm256_set1_epi16(0xDF));
+        let value = _mm256_blendv_epi8(_mm256_blendv_epi8(w0, two, is2), three, is3);
+        // SAFETY: at most 16 units at `out` (two stores of 16 bytes, the
+        // second at most 8 units on), inside the 64 writable bytes.
+        let written = unsafe {
+            let n = pack_store::<BE>(_mm256_castsi256_si128(value), mask, out);
+            n + pack_store::<BE>(
+                _mm256_extracti128_si256::<1>(value),
+                mask >> 8,
+                out.add(2 * n),
+            )
+        };
+        i += read;
+        o += written;
+    }
+    Progress {
+        read: i,
+        written: o,
+    }
+}
+
+/// Converts the run of 4-byte characters at `src` (at most `limit` bytes
+/// of leads) to surrogate pairs at `out`; returns bytes read and units
+/// written (at least one character: `src` starts with a 4-byte lead).
+///
+/// # Safety
+///
+/// `src` is readable for `limit + 3` bytes and `out` writable for
+/// `limit / 2` units (rounded up, plus 2).
+#[inline(always)]
+unsafe fn pairs<const BE: bool>(src: *const u8, limit: usize, out: *mut u8) -> (usize, usize) {
+    let mut read = 0;
+    let mut written = 0;
+    // SAFETY: `read < limit` before each character, so its 4 bytes are
+    // within `limit + 3`; 2 units per 4 bytes stay within the room.
+    unsafe {
+        while read < limit && *src.add(read) >= 0xF0 {
+            let b = |k: usize| u32::from(*src.add(read + k));
+            let cp = ((b(0) & 0x07) << 18)
+                | ((b(1) & 0x3F) << 12)
+                | ((b(2) & 0x3F) << 6)
+                | (b(3) & 0x3F);
+            let c = cp.wrapping_sub(0x10000);
+            let hi = (0xD800 | ((c >> 10) & 0x3FF)) as u16;
+            let lo = (0xDC00 | (c & 0x3FF)) as u16;
+            let (hi, lo) = if BE {
+                (hi.to_be_bytes(), lo.to_be_bytes())
+            } else {
+                (hi.to_le_bytes(), lo.to_le_bytes())
+            };
+            out.add(2 * written).cast::<[u8; 2]>().write_unaligned(hi);
+            out.add(2 * written + 2)
+                .cast::<[u8; 2]>()
+                .write_unaligned(lo);
+            read += 4;
+            written += 2;
+        }
+    }
+    (read, written)
+}
