@@ -443,3 +443,30 @@ fn every_character_length_at_every_block_offset() {
         }
     }
 }
+
+/// The AVX2 UTF-16 → UTF-8 steps (16 or 32 units): 1-, 2- and 3-byte text
+/// of every length up to 40 units, then a character of each kind (a pair or
+/// a lone surrogate among them, so blocks end inside a pair), then text.
+#[test]
+fn every_unit_kind_at_every_block_offset() {
+    for prefix in [0x61u16, 0xE9, 0x4E2D] {
+        for count in 0..=40 {
+            let kinds: [&[u16]; 6] = [
+                &[0x61],
+                &[0x416],
+                &[0xFFFD],
+                &[0xD83D, 0xDE00],
+                &[0xD83D],
+                &[0xDE00],
+            ];
+            for kind in kinds {
+                for (suffix, reps) in [(0x61u16, 0), (0x61, 1), (0x436, 9), (0x4E2D, 20)] {
+                    let mut v = vec![prefix; count];
+                    v.extend_from_slice(kind);
+                    v.extend(std::iter::repeat_n(suffix, reps));
+                    check_utf16(&v);
+                }
+            }
+        }
+    }
+}

@@ -377,6 +377,21 @@ fn simd_utf16_to_utf8<S: Unit16>(
             };
             (stop.progress, stop.window_end)
         }
+        #[cfg(target_arch = "x86_64")]
+        Engine::Avx2 => {
+            let (ptr, len) = (src.as_ptr().cast::<u8>(), src.len());
+            let (out, cap) = (dst.as_mut_ptr(), dst.len());
+            // SAFETY: the CPU has the kernel's features (`Engine::Avx2`);
+            // `src` is `2 * len` readable bytes, `dst` `cap` writable ones.
+            let stop = unsafe {
+                if be {
+                    utf16_avx2::utf16_to_utf8::<true>(ptr, len, out, cap)
+                } else {
+                    utf16_avx2::utf16_to_utf8::<false>(ptr, len, out, cap)
+                }
+            };
+            (stop.progress, stop.window_end)
+        }
         _ => (Progress::default(), None),
     }
 }

@@ -17,6 +17,16 @@
 //! The kernel runs while 32 bytes are readable and 32 units of room are
 //! left (the widest a step writes with whole-register stores) and leaves
 //! the rest to the scalar kernel.
+//!
+//! # UTF-16 → UTF-8
+//!
+//! 16 units per step. All-ASCII blocks (32 units when the next 16 are
+//! ASCII too) narrow with `vpackuswb`. A block with a surrogate is left to
+//! the scalar kernel (with the unit after it if it ends with the high half
+//! of a pair). Otherwise each unit is widened to a 32-bit lane that gets
+//! its 1-, 2- or 3-byte encoding from its low byte on, and each four lanes
+//! are packed by a `pshufb` from a table indexed by which lanes have 2 and
+//! which 3 bytes.
 
 use super::Progress;
 use core::arch::x86_64::*;
@@ -245,4 +255,186 @@ unsafe fn pairs<const BE: bool>(src: *const u8, limit: usize, out: *mut u8) -> (
         }
     }
     (read, written)
+}
+
+/// `pshufb` indices that pack the UTF-8 bytes of four 32-bit lanes (each
+/// holding its character's 1–3 bytes from its low byte on) to the start.
+/// Index bit `k` is set if lane `k` has 2 or more bytes, bit `k + 4` if it
+/// has 3 (a 3-byte lane has both bits).
+const fn utf8_pack_table() -> [[u8; 16]; 256] {
+    let mut table = [[0x80u8; 16]; 256];
+    let mut index = 0;
+    while index < 256 {
+        let mut out = 0;
+        let mut lane = 0;
+        while lane < 4 {
+            let len = 1 + ((index >> lane) & 1) + ((index >> (lane + 4)) & 1);
+            let mut j = 0;
+            while j < len {
+                table[index][out] = (4 * lane + j) as u8;
+                out += 1;
+                j += 1;
+            }
+            lane += 1;
+        }
+        index += 1;
+    }
+    table
+}
+
+static UTF8_PACK: [[u8; 16]; 256] = utf8_pack_table();
+
+/// Output room a UTF-16 → UTF-8 step needs: 16 units make at most 48
+/// bytes, written by four 16-byte stores, the last at most 36 bytes in.
+const ROOM8: usize = 64;
+
+use super::utf16_avx512::Stop;
+
+/// Loads 16 units at `src` in native order (swapping bytes if `BE`).
+///
+/// # Safety
+///
+/// 32 bytes at `src` are readable.
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn load16<const BE: bool>(src: *const u8) -> __m256i {
+    // SAFETY: the caller's promise.
+    order256::<BE>(unsafe { _mm256_loadu_si256(src.cast()) })
+}
+
+/// Encodes 8 units (zero-extended to the 32-bit lanes of `u`, none a
+/// surrogate) as UTF-8 at `out`; returns the bytes written.
+///
+/// # Safety
+///
+/// 28 bytes at `out` are writable (two 16-byte stores, the second at most
+/// 12 bytes on).
+#[target_feature(enable = "avx2,popcnt")]
+#[inline]
+unsafe fn encode8(u: __m256i, out: *mut u8) -> usize {
+    let low6 = _mm256_set1_epi32(0x3F);
+    let cont = _mm256_set1_epi32(0x80);
+    let last = _mm256_or_si256(_mm256_and_si256(u, low6), cont);
+    let mid = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi32::<6>(u), low6), cont);
+    // 2 bytes: 110aaaaa 10bbbbbb.
+    let two = _mm256_or_si256(
+        _mm256_or_si256(_mm256_srli_epi32::<6>(u), _mm256_set1_epi32(0xC0)),
+        _mm256_slli_epi32::<8>(last),
+    );
+    // 3 bytes: 1110aaaa 10bbbbbb 10cccccc.
+    let three = _mm256_or_si256(
+        _mm256_or_si256(_mm256_srli_epi32::<12>(u), _mm256_set1_epi32(0xE0)),
+        _mm256_or_si256(_mm256_slli_epi32::<8>(mid), _mm256_slli_epi32::<16>(last)),
+    );
+    let ge2 = _mm256_cmpgt_epi32(u, _mm256_set1_epi32(0x7F));
+    let ge3 = _mm256_cmpgt_epi32(u, _mm256_set1_epi32(0x7FF));
+    let v = _mm256_blendv_epi8(_mm256_blendv_epi8(u, two, ge2), three, ge3);
+    let m2 = _mm256_movemask_ps(_mm256_castsi256_ps(ge2)) as u32;
+    let m3 = _mm256_movemask_ps(_mm256_castsi256_ps(ge3)) as u32;
+    let lo = (m2 & 0xF) | ((m3 & 0xF) << 4);
+    let hi = ((m2 >> 4) & 0xF) | (m3 & 0xF0);
+    let n_lo = 4 + lo.count_ones() as usize;
+    let n_hi = 4 + hi.count_ones() as usize;
+    // SAFETY: the tables are 16 readable bytes each; the stores are at
+    // `out` and `out + n_lo` (at most 12), 16 bytes each: inside the 28
+    // writable bytes.
+    unsafe {
+        let t_lo = _mm_loadu_si128(UTF8_PACK[lo as usize].as_ptr().cast());
+        let t_hi = _mm_loadu_si128(UTF8_PACK[hi as usize].as_ptr().cast());
+        let p_lo = _mm_shuffle_epi8(_mm256_castsi256_si128(v), t_lo);
+        let p_hi = _mm_shuffle_epi8(_mm256_extracti128_si256::<1>(v), t_hi);
+        _mm_storeu_si128(out.cast(), p_lo);
+        _mm_storeu_si128(out.add(n_lo).cast(), p_hi);
+    }
+    n_lo + n_hi
+}
+
+/// Converts UTF-16 (little-endian bytes, or big-endian if `BE`; `len` units
+/// at `src`) to UTF-8 at `dst` while 16 units and the room for a step
+/// remain, up to the first block of 16 units with a surrogate (which the
+/// scalar kernel converts: `window_end`).
+///
+/// # Safety
+///
+/// * The CPU supports the enabled features.
+/// * `src` is valid for reads of `2 * len` bytes.
+/// * `dst` is valid for writes of `cap` bytes.
+#[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
+pub(crate) unsafe fn utf16_to_utf8<const BE: bool>(
+    src: *const u8,
+    len: usize,
+    dst: *mut u8,
+    cap: usize,
+) -> Stop {
+    let mut i = 0;
+    let mut o = 0;
+    let stop = |i, o, window_end| Stop {
+        progress: Progress {
+            read: i,
+            written: o,
+        },
+        window_end,
+    };
+    let not_ascii = _mm256_set1_epi16(0xFF80u16 as i16);
+    // Invariants: `i <= len`, `o <= cap`.
+    while len - i >= 16 && cap - o >= ROOM8 {
+        // SAFETY: units `i..i + 16` are readable.
+        let v = unsafe { load16::<BE>(src.add(2 * i)) };
+        // SAFETY: `o + ROOM8 <= cap`: 64 bytes at `out` are writable.
+        let out = unsafe { dst.add(o) };
+        if _mm256_testz_si256(v, not_ascii) != 0 {
+            if len - i >= 32 {
+                // SAFETY: units `i + 16..i + 32` are readable.
+                let w = unsafe { load16::<BE>(src.add(2 * i + 32)) };
+                if _mm256_testz_si256(w, not_ascii) != 0 {
+                    let bytes =
+                        _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_packus_epi16(v, w));
+                    // SAFETY: 32 of the 64 writable bytes.
+                    unsafe { _mm256_storeu_si256(out.cast(), bytes) };
+                    i += 32;
+                    o += 32;
+                    continue;
+                }
+            }
+            let bytes =
+                _mm_packus_epi16(_mm256_castsi256_si128(v), _mm256_extracti128_si256::<1>(v));
+            // SAFETY: 16 of the 64 writable bytes.
+            unsafe { _mm_storeu_si128(out.cast(), bytes) };
+            i += 16;
+            o += 16;
+            continue;
+        }
+        let surrogates = _mm256_cmpeq_epi16(
+            _mm256_and_si256(v, _mm256_set1_epi16(0xF800u16 as i16)),
+            _mm256_set1_epi16(0xD800u16 as i16),
+        );
+        if _mm256_testz_si256(surrogates, surrogates) == 0 {
+            // The scalar kernel converts the block, and the unit after it
+            // if the block ends with the high half of a pair.
+            let unit = |k: usize| {
+                // SAFETY: the callers below keep `k < len`.
+                let b = unsafe { src.add(2 * k).cast::<[u8; 2]>().read_unaligned() };
+                if BE {
+                    u16::from_be_bytes(b)
+                } else {
+                    u16::from_le_bytes(b)
+                }
+            };
+            let end = i + 16;
+            let paired = end < len
+                && (0xD800..0xDC00).contains(&unit(end - 1))
+                && (0xDC00..0xE000).contains(&unit(end));
+            return stop(i, o, Some(end + usize::from(paired)));
+        }
+        let lo = _mm256_cvtepu16_epi32(_mm256_castsi256_si128(v));
+        let hi = _mm256_cvtepu16_epi32(_mm256_extracti128_si256::<1>(v));
+        // SAFETY: the first call writes 28 bytes at `out`, the second 28
+        // at most 24 bytes on: inside the 64 writable bytes.
+        unsafe {
+            let n = encode8(lo, out);
+            o += n + encode8(hi, out.add(n));
+        }
+        i += 16;
+    }
+    stop(i, o, None)
 }
