@@ -18,6 +18,8 @@ pub(crate) mod count_avx2;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod count_avx512;
 #[cfg(target_arch = "x86_64")]
+pub(crate) mod latin1_avx2;
+#[cfg(target_arch = "x86_64")]
 pub(crate) mod latin1_avx512;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod utf16_avx2;
