@@ -136,7 +136,8 @@ pub fn utf8_to_utf16() -> Operation {
 
 /// The UTF-16LE → UTF-8 operation.
 pub fn utf16_to_utf8() -> Operation {
-    let (mut a, mut b, mut c, mut e, mut f) = (
+    let (mut a, mut b, mut c, mut e, mut f, mut g) = (
+        Vec::<u8>::new(),
         Vec::<u8>::new(),
         Vec::<u8>::new(),
         Vec::<u8>::new(),
@@ -155,6 +156,18 @@ pub fn utf16_to_utf8() -> Operation {
             move |u| {
                 let out = room(&mut f, 3 * u.len());
                 match utf8kit::transcode::utf16_to_utf8_with(utf8kit::Kernel::Scalar, u, out) {
+                    Some(Ok(n)) => n,
+                    _ => INVALID,
+                }
+            },
+        ))
+        .contender(Contender::utf16(
+            "utf8kit avx2 utf16_to_utf8",
+            "avx2",
+            Role::Ours,
+            move |u| {
+                let out = room(&mut g, 3 * u.len());
+                match utf8kit::transcode::utf16_to_utf8_with(utf8kit::Kernel::Avx2, u, out) {
                     Some(Ok(n)) => n,
                     _ => INVALID,
                 }
@@ -199,6 +212,8 @@ pub fn utf16_to_utf8() -> Operation {
         .ratio(Ratio::of("÷simdutf", UTF8KIT_16TO8, SIMDUTF_16TO8))
         .ratio(Ratio::of("÷simdutf valid", UTF8KIT_16TO8, "simdutf::convert_valid_utf16le_to_utf8"))
         .ratio(Ratio::of("scalar÷std", "utf8kit scalar utf16_to_utf8", STD_16TO8))
+        .ratio(Ratio::of("avx2÷scalar", "utf8kit avx2 utf16_to_utf8", "utf8kit scalar utf16_to_utf8"))
+        .ratio(Ratio::of("avx2÷simdutf", "utf8kit avx2 utf16_to_utf8", SIMDUTF_16TO8))
         .summary(Summary {
             title: "utf8kit ÷ simdutf::convert_utf16le_to_utf8, geomean over the non-Latin lipsum files",
             ratio: "÷simdutf",
@@ -211,7 +226,7 @@ pub fn utf16_to_utf8() -> Operation {
             rows: |k| k.kind == crate::inputs::Kind::Lipsum,
             shape: Shape::Matrix,
         })
-        .note("utf8kit = utf8kit::transcode::utf16_to_utf8_into (strict: unpaired surrogates are errors); scalar = the same with the scalar kernel forced")
+        .note("utf8kit = utf8kit::transcode::utf16_to_utf8_into (strict: unpaired surrogates are errors); scalar = the same with the scalar kernel forced; avx2 = the same with Kernel::Avx2 forced")
         .note("simdutf = simdutf::convert_utf16le_to_utf8 (validating); simdutf valid = convert_valid_utf16le_to_utf8 (no validation, a reference)")
         .note("std = String::from_utf16 (allocates); enc_rs = encoding_rs::mem::utf16_valid_up_to then convert_utf16_to_utf8")
 }
