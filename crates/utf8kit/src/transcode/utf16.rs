@@ -291,6 +291,12 @@ fn utf16_len_by(engine: Engine, bytes: &[u8]) -> usize {
         Engine::Avx512 if bytes.len() >= SIMD_MIN => unsafe {
             utf16_len_avx512::utf16_len_from_utf8(bytes)
         },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: `Engine::Avx2` is only chosen when the CPU has the
+        // kernel's features.
+        Engine::Avx2 if bytes.len() >= SIMD_MIN => unsafe {
+            utf16_avx2::utf16_len_from_utf8(bytes)
+        },
         _ => utf16_len_from_utf8(bytes),
     }
 }
@@ -309,6 +315,18 @@ fn utf8_len_by<S: Unit16>(engine: Engine, be: bool, src: &[S], unit: impl Fn(S) 
                     utf16_len_avx512::utf8_len_from_utf16::<true>(ptr, len)
                 } else {
                     utf16_len_avx512::utf8_len_from_utf16::<false>(ptr, len)
+                }
+            }
+        }
+        #[cfg(target_arch = "x86_64")]
+        Engine::Avx2 if src.len() >= SIMD_MIN => {
+            let (ptr, len) = (src.as_ptr().cast::<u8>(), src.len());
+            // SAFETY: as above, for `Engine::Avx2`.
+            unsafe {
+                if be {
+                    utf16_avx2::utf8_len_from_utf16::<true>(ptr, len)
+                } else {
+                    utf16_avx2::utf8_len_from_utf16::<false>(ptr, len)
                 }
             }
         }

@@ -438,3 +438,83 @@ pub(crate) unsafe fn utf16_to_utf8<const BE: bool>(
     }
     stop(i, o, None)
 }
+
+/// The number of UTF-16 units `bytes` converts to if valid, as the scalar
+/// [`utf16_len_from_utf8`](crate::transcode::utf16_len_from_utf8) counts
+/// it: one per byte that is not a continuation byte, one more per byte
+/// `F0..=FF`.
+///
+/// # Safety
+///
+/// * The CPU supports the enabled features.
+#[target_feature(enable = "avx2,popcnt")]
+pub(crate) unsafe fn utf16_len_from_utf8(bytes: &[u8]) -> usize {
+    let (blocks, tail) = bytes.as_chunks::<32>();
+    let mut n = 0;
+    for block in blocks {
+        // SAFETY: `block` is 32 readable bytes.
+        let v = unsafe { _mm256_loadu_si256(block.as_ptr().cast()) };
+        let leads = _mm256_movemask_epi8(_mm256_cmpgt_epi8(v, _mm256_set1_epi8(-65))) as u32;
+        let four = _mm256_movemask_epi8(_mm256_cmpeq_epi8(
+            _mm256_max_epu8(v, _mm256_set1_epi8(0xF0u8 as i8)),
+            v,
+        )) as u32;
+        n += (leads.count_ones() + four.count_ones()) as usize;
+    }
+    n + crate::transcode::utf16_len_from_utf8(tail)
+}
+
+/// The number of UTF-8 bytes the first `read` of `len` UTF-16 units at
+/// `src` (little-endian, or big-endian if `BE`) convert to, unpaired
+/// surrogates counting 3; returns `(read, bytes)`, and the caller counts
+/// the rest with the scalar function. As in the AVX-512 count, every unit
+/// counts `1 + (>= 80) + (>= 800)` and a high surrogate followed by a low
+/// one 2 less (the pair's 4 bytes, with the low unit's 3), so a pair split
+/// between two blocks or the block and the tail counts right.
+///
+/// # Safety
+///
+/// * The CPU supports the enabled features.
+/// * `src` is valid for reads of `2 * len` bytes.
+#[target_feature(enable = "avx2,popcnt")]
+pub(crate) unsafe fn utf8_len_from_utf16<const BE: bool>(
+    src: *const u8,
+    len: usize,
+) -> (usize, usize) {
+    let zero = _mm256_setzero_si256();
+    let tag = _mm256_set1_epi16(0xFC00u16 as i16);
+    let mut i = 0;
+    let mut n = 0;
+    while len - i >= 17 {
+        // SAFETY: units `i..i + 17` are readable.
+        let (v, next) = unsafe {
+            (
+                load16::<BE>(src.add(2 * i)),
+                load16::<BE>(src.add(2 * i + 2)),
+            )
+        };
+        // Two mask bits per unit.
+        let ascii = _mm256_movemask_epi8(_mm256_cmpeq_epi16(
+            _mm256_and_si256(v, _mm256_set1_epi16(0xFF80u16 as i16)),
+            zero,
+        )) as u32;
+        let short = _mm256_movemask_epi8(_mm256_cmpeq_epi16(
+            _mm256_and_si256(v, _mm256_set1_epi16(0xF800u16 as i16)),
+            zero,
+        )) as u32;
+        let pairs = _mm256_movemask_epi8(_mm256_and_si256(
+            _mm256_cmpeq_epi16(
+                _mm256_and_si256(v, tag),
+                _mm256_set1_epi16(0xD800u16 as i16),
+            ),
+            _mm256_cmpeq_epi16(
+                _mm256_and_si256(next, tag),
+                _mm256_set1_epi16(0xDC00u16 as i16),
+            ),
+        )) as u32;
+        // 3 per unit, less 1 per unit below 80 and below 800, less 2 per pair.
+        n += 48 - (ascii.count_ones() + short.count_ones() + 2 * pairs.count_ones()) as usize / 2;
+        i += 16;
+    }
+    (i, n)
+}
