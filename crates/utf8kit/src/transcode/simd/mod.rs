@@ -28,6 +28,8 @@ pub(crate) mod utf16_avx512;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod utf16_len_avx512;
 #[cfg(target_arch = "x86_64")]
+pub(crate) mod utf32_avx2;
+#[cfg(target_arch = "x86_64")]
 pub(crate) mod utf32_avx512;
 
 use crate::Kernel;
@@ -78,16 +80,6 @@ impl Engine {
             Kernel::Avx512 | Kernel::Avx2 if avx2_transcode() => Engine::Avx2,
             _ => Engine::Scalar,
         }
-    }
-
-    /// Whether this is [`Engine::Avx512`] (for conversions that have no
-    /// AVX2 kernel, where the AVX2 engine runs the scalar one).
-    #[inline]
-    pub(crate) fn is_avx512(self) -> bool {
-        #[cfg(target_arch = "x86_64")]
-        return self == Engine::Avx512;
-        #[cfg(not(target_arch = "x86_64"))]
-        return false;
     }
 
     /// The transcoder for the detected kernel.

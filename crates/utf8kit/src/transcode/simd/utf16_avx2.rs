@@ -53,7 +53,7 @@ const fn pack_table() -> [[u8; 16]; 256] {
     table
 }
 
-static PACK: [[u8; 16]; 256] = pack_table();
+pub(crate) static PACK: [[u8; 16]; 256] = pack_table();
 
 /// `pshufb` indices swapping the bytes of each 16-bit lane (UTF-16BE).
 static SWAP16: [u8; 16] = [1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14];
@@ -144,14 +144,8 @@ pub(crate) unsafe fn utf8_to_utf16<const BE: bool>(
             o += STEP;
             continue;
         }
-        // Leads: bytes other than 80..=BF (as `i8`, greater than -65).
-        let leads = _mm256_movemask_epi8(_mm256_cmpgt_epi8(v, _mm256_set1_epi8(-65))) as u32;
-        // 4-byte leads: F0..=FF (`max(b, F0) == b`).
-        let b0 = _mm256_castsi256_si128(v);
-        let fours =
-            _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_max_epu8(b0, _mm_set1_epi8(-16)), b0)) as u32;
-        let first4 = fours.trailing_zeros() as usize; // 32 if none
-        if first4 == 0 {
+        // SAFETY: `i + 32 <= src.len()`.
+        let Some((value, mask, read)) = (unsafe { decode16(p.add(i), v) }) else {
             // SAFETY: `i + 32 <= src.len()` and `o + 32 <= cap`; the run
             // of 4-byte characters decoded stays in the first 16 bytes
             // plus 3, and writes 2 units for each 4 bytes.
@@ -159,45 +153,7 @@ pub(crate) unsafe fn utf8_to_utf16<const BE: bool>(
             i += read;
             o += written;
             continue;
-        }
-        // Lanes converted: the leads before the first 4-byte lead, or all
-        // 16 (and then the bytes 16 and 17 that continue the last one).
-        let (mask, read) = if first4 < 16 {
-            (leads & ((1 << first4) - 1), first4)
-        } else {
-            let c = !leads >> 16;
-            (
-                leads & 0xFFFF,
-                16 + (c & 1) as usize + (c & (c >> 1) & 1) as usize,
-            )
         };
-        // SAFETY: `i + 18 <= src.len()`: the 16-byte loads at `i + 1` and
-        // `i + 2` are readable.
-        let (n1, n2) = unsafe {
-            (
-                _mm_loadu_si128(p.add(i + 1).cast()),
-                _mm_loadu_si128(p.add(i + 2).cast()),
-            )
-        };
-        let w0 = _mm256_cvtepu8_epi16(b0);
-        let w1 = _mm256_cvtepu8_epi16(n1);
-        let w2 = _mm256_cvtepu8_epi16(n2);
-        let low6 = _mm256_set1_epi16(0x3F);
-        let t1 = _mm256_and_si256(w1, low6);
-        let t2 = _mm256_and_si256(w2, low6);
-        // 2 bytes: 110aaaaa 10bbbbbb -> aaaaabbbbbb.
-        let two = _mm256_or_si256(
-            _mm256_slli_epi16::<6>(_mm256_and_si256(w0, _mm256_set1_epi16(0x1F))),
-            t1,
-        );
-        // 3 bytes: 1110aaaa 10bbbbbb 10cccccc -> aaaabbbbbbcccccc.
-        let three = _mm256_or_si256(
-            _mm256_or_si256(_mm256_slli_epi16::<12>(w0), _mm256_slli_epi16::<6>(t1)),
-            t2,
-        );
-        let is2 = _mm256_cmpgt_epi16(w0, _mm256_set1_epi16(0xBF));
-        let is3 = _mm256_cmpgt_epi16(w0, _mm256_set1_epi16(0xDF));
-        let value = _mm256_blendv_epi8(_mm256_blendv_epi8(w0, two, is2), three, is3);
         // SAFETY: at most 16 units at `out` (two stores of 16 bytes, the
         // second at most 8 units on), inside the 64 writable bytes.
         let written = unsafe {
@@ -215,6 +171,69 @@ pub(crate) unsafe fn utf8_to_utf16<const BE: bool>(
         read: i,
         written: o,
     }
+}
+
+/// Decodes the characters that start in the first 16 bytes of the block
+/// `v` (32 bytes at `p`, valid UTF-8 from a character boundary), each at
+/// its lead byte's 16-bit lane: returns the lanes, the mask of the lanes
+/// that hold a character, and the bytes those characters take (16 to 18,
+/// or fewer up to the first 4-byte lead). `None` if the block starts with a
+/// 4-byte character, which the lanes cannot hold.
+///
+/// # Safety
+///
+/// 32 bytes at `p` are readable.
+#[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
+#[inline]
+pub(crate) unsafe fn decode16(p: *const u8, v: __m256i) -> Option<(__m256i, u32, usize)> {
+    // Leads: bytes other than 80..=BF (as `i8`, greater than -65).
+    let leads = _mm256_movemask_epi8(_mm256_cmpgt_epi8(v, _mm256_set1_epi8(-65))) as u32;
+    // 4-byte leads: F0..=FF (`max(b, F0) == b`).
+    let b0 = _mm256_castsi256_si128(v);
+    let fours = _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_max_epu8(b0, _mm_set1_epi8(-16)), b0)) as u32;
+    let first4 = fours.trailing_zeros() as usize; // 32 if none
+    if first4 == 0 {
+        return None;
+    }
+    // Lanes converted: the leads before the first 4-byte lead, or all
+    // 16 (and then the bytes 16 and 17 that continue the last one).
+    let (mask, read) = if first4 < 16 {
+        (leads & ((1 << first4) - 1), first4)
+    } else {
+        let c = !leads >> 16;
+        (
+            leads & 0xFFFF,
+            16 + (c & 1) as usize + (c & (c >> 1) & 1) as usize,
+        )
+    };
+    // SAFETY: 18 bytes at `p` are readable: so are the 16-byte loads
+    // at `p + 1` and `p + 2`.
+    let (n1, n2) = unsafe {
+        (
+            _mm_loadu_si128(p.add(1).cast()),
+            _mm_loadu_si128(p.add(2).cast()),
+        )
+    };
+    let w0 = _mm256_cvtepu8_epi16(b0);
+    let w1 = _mm256_cvtepu8_epi16(n1);
+    let w2 = _mm256_cvtepu8_epi16(n2);
+    let low6 = _mm256_set1_epi16(0x3F);
+    let t1 = _mm256_and_si256(w1, low6);
+    let t2 = _mm256_and_si256(w2, low6);
+    // 2 bytes: 110aaaaa 10bbbbbb -> aaaaabbbbbb.
+    let two = _mm256_or_si256(
+        _mm256_slli_epi16::<6>(_mm256_and_si256(w0, _mm256_set1_epi16(0x1F))),
+        t1,
+    );
+    // 3 bytes: 1110aaaa 10bbbbbb 10cccccc -> aaaabbbbbbcccccc.
+    let three = _mm256_or_si256(
+        _mm256_or_si256(_mm256_slli_epi16::<12>(w0), _mm256_slli_epi16::<6>(t1)),
+        t2,
+    );
+    let is2 = _mm256_cmpgt_epi16(w0, _mm256_set1_epi16(0xBF));
+    let is3 = _mm256_cmpgt_epi16(w0, _mm256_set1_epi16(0xDF));
+    let value = _mm256_blendv_epi8(_mm256_blendv_epi8(w0, two, is2), three, is3);
+    Some((value, mask, read))
 }
 
 /// Converts the run of 4-byte characters at `src` (at most `limit` bytes
@@ -311,7 +330,7 @@ unsafe fn load16<const BE: bool>(src: *const u8) -> __m256i {
 /// 12 bytes on).
 #[target_feature(enable = "avx2,popcnt")]
 #[inline]
-unsafe fn encode8(u: __m256i, out: *mut u8) -> usize {
+pub(crate) unsafe fn encode8(u: __m256i, out: *mut u8) -> usize {
     let low6 = _mm256_set1_epi32(0x3F);
     let cont = _mm256_set1_epi32(0x80);
     let last = _mm256_or_si256(_mm256_and_si256(u, low6), cont);
