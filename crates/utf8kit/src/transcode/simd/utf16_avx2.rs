@@ -21,9 +21,10 @@
 //! # UTF-16 → UTF-8
 //!
 //! 16 units per step. All-ASCII blocks (32 units when the next 16 are
-//! ASCII too) narrow with `vpackuswb`. A block with a surrogate is left to
-//! the scalar kernel (with the unit after it if it ends with the high half
-//! of a pair). Otherwise each unit is widened to a 32-bit lane that gets
+//! ASCII too) narrow with `vpackuswb`. A block with a surrogate (and the
+//! unit after it if it ends with the high half of a pair) is encoded with
+//! scalar code if its surrogates are paired, else left to the scalar
+//! kernel, which reports or replaces the unpaired one. Otherwise each unit is widened to a 32-bit lane that gets
 //! its 1-, 2- or 3-byte encoding from its low byte on, and each four lanes
 //! are packed by a `pshufb` from a table indexed by which lanes have 2 and
 //! which 3 bytes.
@@ -370,8 +371,8 @@ pub(crate) unsafe fn encode8(u: __m256i, out: *mut u8) -> usize {
 
 /// Converts UTF-16 (little-endian bytes, or big-endian if `BE`; `len` units
 /// at `src`) to UTF-8 at `dst` while 16 units and the room for a step
-/// remain, up to the first block of 16 units with a surrogate (which the
-/// scalar kernel converts: `window_end`).
+/// remain, up to the first block of 16 units with an unpaired surrogate
+/// (which the scalar kernel converts: `window_end`).
 ///
 /// # Safety
 ///
@@ -443,7 +444,36 @@ pub(crate) unsafe fn utf16_to_utf8<const BE: bool>(
             let paired = end < len
                 && (0xD800..0xDC00).contains(&unit(end - 1))
                 && (0xDC00..0xE000).contains(&unit(end));
-            return stop(i, o, Some(end + usize::from(paired)));
+            let end = end + usize::from(paired);
+            // Encoded here with scalar code while every surrogate is
+            // paired (the block and the unit after it hold at most 15
+            // 3-byte units and a pair: 49 bytes); at an unpaired one, the
+            // scalar kernel converts the block instead.
+            // SAFETY: 64 bytes at `out` are writable (above), and nothing
+            // else refers to them while `room` lives.
+            let room = unsafe { core::slice::from_raw_parts_mut(out, ROOM8) };
+            let mut k = i;
+            let mut w = 0;
+            while k < end {
+                let u = unit(k);
+                let cp = match u {
+                    0xD800..=0xDBFF if k + 1 < end => {
+                        let low = unit(k + 1);
+                        if !(0xDC00..0xE000).contains(&low) {
+                            return stop(i, o, Some(end));
+                        }
+                        k += 1;
+                        0x10000 + ((u32::from(u) - 0xD800) << 10) + (u32::from(low) - 0xDC00)
+                    }
+                    0xD800..=0xDFFF => return stop(i, o, Some(end)),
+                    _ => u32::from(u),
+                };
+                w += crate::transcode::step::put_utf8(room, w, cp);
+                k += 1;
+            }
+            i = end;
+            o += w;
+            continue;
         }
         let lo = _mm256_cvtepu16_epi32(_mm256_castsi256_si128(v));
         let hi = _mm256_cvtepu16_epi32(_mm256_extracti128_si256::<1>(v));
