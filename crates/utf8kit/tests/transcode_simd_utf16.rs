@@ -46,6 +46,17 @@ fn check_utf8(bytes: &[u8]) {
                 assert_eq!(got, Some(Ok(n)), "{}", ctx());
                 assert_eq!(&out[..n], &units[..], "{}", ctx());
                 assert_eq!(out[n], GUARD16, "{}: wrote past the end", ctx());
+                // A larger buffer: nothing past the output is touched (the
+                // AVX-512 kernels leave don't-care units there, inside the
+                // slice, which they do not promise).
+                let mut out = vec![GUARD16; n + 70];
+                let got = t::utf8_to_utf16_with(kernel, bytes, &mut out);
+                assert_eq!(got, Some(Ok(n)), "{}", ctx());
+                assert!(
+                    kernel == Kernel::Avx512 || out[n..].iter().all(|&g| g == GUARD16),
+                    "{}: wrote past the output",
+                    ctx()
+                );
                 // One unit short: the exact need, nothing past the slice.
                 if n > 0 {
                     let mut short = vec![GUARD16; n];
@@ -154,6 +165,16 @@ fn check_utf16(units: &[u16]) {
         assert_eq!(got, Some(n), "{}", ctx());
         assert_eq!(&out[..n], lossy.as_bytes(), "{} lossy", ctx());
         assert_eq!(out[n], GUARD8, "{}: wrote past the end {units:04X?}", ctx());
+        // A larger buffer: nothing past the output is touched (but by the
+        // AVX-512 kernel, as in `check_utf8`).
+        let mut big = vec![GUARD8; n + 70];
+        let got = t::utf16_to_utf8_lossy_with(kernel, units, &mut big);
+        assert_eq!(got, Some(n), "{}", ctx());
+        assert!(
+            kernel == Kernel::Avx512 || big[n..].iter().all(|&g| g == GUARD8),
+            "{}: lossy wrote past the output",
+            ctx()
+        );
         for (flavour, got) in [
             (
                 "native",

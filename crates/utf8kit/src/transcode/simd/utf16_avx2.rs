@@ -16,7 +16,10 @@
 //!
 //! The kernel runs while 32 bytes are readable and 32 units of room are
 //! left (the widest a step writes with whole-register stores) and leaves
-//! the rest to the scalar kernel.
+//! the rest to the scalar kernel. Stores past a step's output are
+//! overwritten by the output that follows: steps that make them run only
+//! while enough input is left (`TAIL8`, `TAIL16`), so a conversion that
+//! succeeds leaves nothing written past its output.
 //!
 //! # UTF-16 → UTF-8
 //!
@@ -61,6 +64,18 @@ static SWAP16: [u8; 16] = [1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14]
 
 /// Bytes a step reads and units of room it needs.
 const STEP: usize = 32;
+
+/// Input bytes left below which a UTF-8 → UTF-16 step that decodes in
+/// lanes is left to the scalar kernel: after it (at most 18 bytes), 30 or
+/// more remain, which make at least 10 units, covering the 8 past the
+/// step's output its stores may touch.
+const TAIL8: usize = 48;
+
+/// Units left below which a UTF-16 → UTF-8 step that encodes in lanes is
+/// left to the scalar kernel: after it, 16 or more units remain, which make
+/// at least 16 bytes, covering the 16 past the step's output its stores may
+/// touch.
+const TAIL16: usize = 32;
 
 /// Swaps the bytes of every 16-bit lane if `BE`.
 #[target_feature(enable = "avx2")]
@@ -155,6 +170,13 @@ pub(crate) unsafe fn utf8_to_utf16<const BE: bool>(
             o += written;
             continue;
         };
+        // The stores leave up to 8 units of don't-care values past the
+        // step's output, which the output of the 30 or more bytes of input
+        // after it (at least 10 units) overwrites; nearer the end the scalar
+        // kernel takes over, so nothing is left written past the output.
+        if src.len() - i < TAIL8 {
+            break;
+        }
         // SAFETY: at most 16 units at `out` (two stores of 16 bytes, the
         // second at most 8 units on), inside the 64 writable bytes.
         let written = unsafe {
@@ -474,6 +496,10 @@ pub(crate) unsafe fn utf16_to_utf8<const BE: bool>(
             i = end;
             o += w;
             continue;
+        }
+        // (See `TAIL16`.)
+        if len - i < TAIL16 {
+            break;
         }
         let lo = _mm256_cvtepu16_epi32(_mm256_castsi256_si128(v));
         let hi = _mm256_cvtepu16_epi32(_mm256_extracti128_si256::<1>(v));
