@@ -28,13 +28,19 @@
 //! scalar kernels. Nothing is left written past the output: Latin-1 →
 //! UTF-8 stores whole registers, whose bytes past the step's output are
 //! overwritten by the output of the 16 or more bytes of input that follow;
-//! UTF-8 → Latin-1 writes exactly its output (an error may end it).
+//! UTF-8 → Latin-1 stores whole registers while 64 bytes of input are
+//! left (the rest overwrites what they spill if the conversion succeeds)
+//! and exactly its output nearer the end.
 
 use super::Progress;
 use core::arch::x86_64::*;
 
 /// Bytes a step may read and room it needs.
 const STEP: usize = 32;
+
+/// Input bytes left from which a UTF-8 → Latin-1 step stores whole
+/// registers (see the step); nearer the end it writes exactly its output.
+const TAIL: usize = 64;
 
 /// `pshufb` indices that pack the UTF-8 of eight 16-bit lanes: one byte of
 /// lane `k` if bit `k` of the index is clear, two if it is set.
@@ -216,17 +222,28 @@ pub(crate) unsafe fn utf8_to_latin1<const VALID: bool>(
         let n = keep.count_ones() as usize;
         let lo = _mm_shuffle_epi8(bytes, row(&KEEP, keep));
         let hi = _mm_shuffle_epi8(_mm_srli_si128::<8>(bytes), row(&KEEP, keep >> 8));
-        // The output may end here (an error may follow), so exactly `n`
-        // bytes are written: the two halves are packed in a local buffer
-        // first.
-        let mut packed = [0u8; 32];
-        // SAFETY: stores of 16 bytes at 0 and `n_lo` (at most 8) inside
-        // `packed`; then `n <= 16` bytes from it to `out`, inside the 32
-        // writable bytes.
-        unsafe {
-            _mm_storeu_si128(packed.as_mut_ptr().cast(), lo);
-            _mm_storeu_si128(packed.as_mut_ptr().add(n_lo).cast(), hi);
-            core::ptr::copy_nonoverlapping(packed.as_ptr(), out, n);
+        if src.len() - i >= TAIL {
+            // The stores reach at most 16 bytes past the step's output,
+            // which the output of the 47 or more bytes after the step (24
+            // or more bytes if the conversion succeeds) overwrites.
+            // SAFETY: stores of 16 bytes at `out` and `out + n_lo` (at
+            // most 8): inside the 32 writable bytes.
+            unsafe {
+                _mm_storeu_si128(out.cast(), lo);
+                _mm_storeu_si128(out.add(n_lo).cast(), hi);
+            }
+        } else {
+            // The output may end here, so exactly `n` bytes are written:
+            // the two halves are packed in a local buffer first.
+            let mut packed = [0u8; 32];
+            // SAFETY: stores of 16 bytes at 0 and `n_lo` (at most 8) inside
+            // `packed`; then `n <= 16` bytes from it to `out`, inside the
+            // 32 writable bytes.
+            unsafe {
+                _mm_storeu_si128(packed.as_mut_ptr().cast(), lo);
+                _mm_storeu_si128(packed.as_mut_ptr().add(n_lo).cast(), hi);
+                core::ptr::copy_nonoverlapping(packed.as_ptr(), out, n);
+            }
         }
         i += 16 + carry as usize;
         o += n;

@@ -191,9 +191,13 @@ pub(crate) unsafe fn utf32_to_utf8<const LOSSY: bool>(
             i += 8;
             continue;
         }
-        // Supplementary values (or an invalid one): scalar, all or none.
+        // Supplementary values (or an invalid one): scalar code, straight
+        // into the room; at an invalid value the step is left to the scalar
+        // kernel, which writes the same bytes again up to it.
+        // SAFETY: `ROOM8` bytes at `out` are writable (above), and nothing
+        // else refers to them while `room` lives.
+        let room = unsafe { core::slice::from_raw_parts_mut(out, ROOM8) };
         let mut at = 0;
-        let mut bytes = [0u8; 32];
         for k in 0..8 {
             // SAFETY: value `i + k < i + 8` is readable.
             let c = unsafe { *p.add(i + k) };
@@ -203,10 +207,9 @@ pub(crate) unsafe fn utf32_to_utf8<const LOSSY: bool>(
                     written: o,
                 };
             }
-            at += crate::transcode::step::put_utf8(&mut bytes, at, c);
+            // 8 values make at most 32 bytes: all fit in `room`.
+            at += crate::transcode::step::put_utf8(room, at, c);
         }
-        // SAFETY: 8 values make at most 32 bytes, within the room.
-        unsafe { core::ptr::copy_nonoverlapping(bytes.as_ptr(), out, at) };
         i += 8;
         o += at;
     }
