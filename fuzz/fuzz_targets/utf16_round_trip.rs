@@ -1,9 +1,10 @@
 //! UTF-8 → UTF-16 → UTF-8 round trips and agrees with std in both
-//! directions, for valid and invalid inputs.
+//! directions, for valid and invalid inputs, dispatched and under every
+//! forced kernel.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use utf8kit::transcode;
+use utf8kit::{Kernel, transcode};
 
 fuzz_target!(|data: &[u8]| {
     // UTF-8 → UTF-16 against std.
@@ -35,4 +36,19 @@ fuzz_target!(|data: &[u8]| {
         transcode::utf16_to_utf8_lossy(&units),
         String::from_utf16_lossy(&units)
     );
+    // The round trip under every kernel (the SIMD ones forced), with
+    // exactly sized buffers.
+    if let Ok(s) = core::str::from_utf8(data) {
+        let want: Vec<u16> = s.encode_utf16().collect();
+        for kernel in Kernel::available() {
+            let mut units = vec![0u16; want.len()];
+            let got = transcode::utf8_to_utf16_with(kernel, data, &mut units);
+            assert_eq!(got, Some(Ok(want.len())), "{kernel}");
+            assert_eq!(units, want, "{kernel}");
+            let mut bytes = vec![0u8; s.len()];
+            let got = transcode::utf16_to_utf8_with(kernel, &units, &mut bytes);
+            assert_eq!(got, Some(Ok(s.len())), "{kernel}");
+            assert_eq!(bytes, s.as_bytes(), "{kernel}");
+        }
+    }
 });

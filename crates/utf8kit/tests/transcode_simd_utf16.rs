@@ -46,6 +46,17 @@ fn check_utf8(bytes: &[u8]) {
                 assert_eq!(got, Some(Ok(n)), "{}", ctx());
                 assert_eq!(&out[..n], &units[..], "{}", ctx());
                 assert_eq!(out[n], GUARD16, "{}: wrote past the end", ctx());
+                // A larger buffer: nothing past the output is touched (the
+                // AVX-512 kernels leave don't-care units there, inside the
+                // slice, which they do not promise).
+                let mut out = vec![GUARD16; n + 70];
+                let got = t::utf8_to_utf16_with(kernel, bytes, &mut out);
+                assert_eq!(got, Some(Ok(n)), "{}", ctx());
+                assert!(
+                    kernel == Kernel::Avx512 || out[n..].iter().all(|&g| g == GUARD16),
+                    "{}: wrote past the output",
+                    ctx()
+                );
                 // One unit short: the exact need, nothing past the slice.
                 if n > 0 {
                     let mut short = vec![GUARD16; n];
@@ -154,6 +165,16 @@ fn check_utf16(units: &[u16]) {
         assert_eq!(got, Some(n), "{}", ctx());
         assert_eq!(&out[..n], lossy.as_bytes(), "{} lossy", ctx());
         assert_eq!(out[n], GUARD8, "{}: wrote past the end {units:04X?}", ctx());
+        // A larger buffer: nothing past the output is touched (but by the
+        // AVX-512 kernel, as in `check_utf8`).
+        let mut big = vec![GUARD8; n + 70];
+        let got = t::utf16_to_utf8_lossy_with(kernel, units, &mut big);
+        assert_eq!(got, Some(n), "{}", ctx());
+        assert!(
+            kernel == Kernel::Avx512 || big[n..].iter().all(|&g| g == GUARD8),
+            "{}: lossy wrote past the output",
+            ctx()
+        );
         for (flavour, got) in [
             (
                 "native",
@@ -735,6 +756,53 @@ fn fused_small_buffers() {
                     "{kernel}, cap {cap}, error later"
                 );
                 assert_eq!(out[cap], GUARD16, "{kernel}, cap {cap}: wrote past the end");
+            }
+        }
+    }
+}
+
+/// The AVX2 kernel's steps (16 or 32 bytes) against characters of every
+/// length placed at every offset of the first blocks, with runs of 1-, 2-,
+/// 3- and 4-byte text around them and short tails after.
+#[test]
+fn every_character_length_at_every_block_offset() {
+    for prefix in ["a", "é", "中"] {
+        for count in 0..=40 {
+            for ch in ['é', '中', '😀', 'a'] {
+                for (suffix, reps) in [("a", 0), ("a", 1), ("ж", 9), ("中", 20), ("😀🎉", 3)]
+                {
+                    let mut s = prefix.repeat(count);
+                    s.push(ch);
+                    s.push_str(&suffix.repeat(reps));
+                    check_utf8(s.as_bytes());
+                }
+            }
+        }
+    }
+}
+
+/// The AVX2 UTF-16 → UTF-8 steps (16 or 32 units): 1-, 2- and 3-byte text
+/// of every length up to 40 units, then a character of each kind (a pair or
+/// a lone surrogate among them, so blocks end inside a pair), then text.
+#[test]
+fn every_unit_kind_at_every_block_offset() {
+    for prefix in [0x61u16, 0xE9, 0x4E2D] {
+        for count in 0..=40 {
+            let kinds: [&[u16]; 6] = [
+                &[0x61],
+                &[0x416],
+                &[0xFFFD],
+                &[0xD83D, 0xDE00],
+                &[0xD83D],
+                &[0xDE00],
+            ];
+            for kind in kinds {
+                for (suffix, reps) in [(0x61u16, 0), (0x61, 1), (0x436, 9), (0x4E2D, 20)] {
+                    let mut v = vec![prefix; count];
+                    v.extend_from_slice(kind);
+                    v.extend(std::iter::repeat_n(suffix, reps));
+                    check_utf16(&v);
+                }
             }
         }
     }

@@ -12,11 +12,13 @@ use crate::inputs::{Encoding, Kind};
 
 const UTF8KIT_8TO32: &str = "utf8kit::transcode::utf8_to_utf32_into";
 const SCALAR_8TO32: &str = "utf8kit scalar utf8_to_utf32";
+const AVX2_8TO32: &str = "utf8kit avx2 utf8_to_utf32";
 const SIMDUTF_8TO32: &str = "simdutf::convert_utf8_to_utf32";
 const SIMDUTF_VALID_8TO32: &str = "simdutf::convert_valid_utf8_to_utf32";
 const STD_8TO32: &str = "std str::chars collect";
 const UTF8KIT_32TO8: &str = "utf8kit::transcode::utf32_to_utf8_into";
 const SCALAR_32TO8: &str = "utf8kit scalar utf32_to_utf8";
+const AVX2_32TO8: &str = "utf8kit avx2 utf32_to_utf8";
 const SIMDUTF_32TO8: &str = "simdutf::convert_utf32_to_utf8";
 const SIMDUTF_VALID_32TO8: &str = "simdutf::convert_valid_utf32_to_utf8";
 const STD_32TO8: &str = "std char::from_u32 into String";
@@ -31,7 +33,8 @@ fn room<T: Copy + Default>(buf: &mut Vec<T>, len: usize) -> &mut [T] {
 
 /// The UTF-8 → UTF-32 operation.
 pub fn utf8_to_utf32() -> Operation {
-    let (mut a, mut b, mut c, mut d, mut f) = (
+    let (mut a, mut b, mut c, mut d, mut f, mut g) = (
+        Vec::<u32>::new(),
         Vec::<u32>::new(),
         Vec::<u32>::new(),
         Vec::<u32>::new(),
@@ -46,6 +49,13 @@ pub fn utf8_to_utf32() -> Operation {
         .contender(Contender::utf8(SCALAR_8TO32, "scalar", Role::Ours, move |s| {
             let out = room(&mut f, s.len());
             match utf8kit::transcode::utf8_to_utf32_with(utf8kit::Kernel::Scalar, s, out) {
+                Some(Ok(n)) => n,
+                _ => INVALID,
+            }
+        }))
+        .contender(Contender::utf8(AVX2_8TO32, "avx2", Role::Ours, move |s| {
+            let out = room(&mut g, s.len());
+            match utf8kit::transcode::utf8_to_utf32_with(utf8kit::Kernel::Avx2, s, out) {
                 Some(Ok(n)) => n,
                 _ => INVALID,
             }
@@ -83,6 +93,8 @@ pub fn utf8_to_utf32() -> Operation {
         .ratio(Ratio::of("÷simdutf", UTF8KIT_8TO32, SIMDUTF_8TO32))
         .ratio(Ratio::of("÷simdutf valid", UTF8KIT_8TO32, SIMDUTF_VALID_8TO32))
         .ratio(Ratio::of("scalar÷std", SCALAR_8TO32, STD_8TO32))
+        .ratio(Ratio::of("avx2÷scalar", AVX2_8TO32, SCALAR_8TO32))
+        .ratio(Ratio::of("avx2÷simdutf", AVX2_8TO32, SIMDUTF_8TO32))
         .summary(Summary {
             title: "utf8kit ÷ simdutf::convert_utf8_to_utf32, geomean over the non-Latin lipsum files",
             ratio: "÷simdutf",
@@ -95,14 +107,15 @@ pub fn utf8_to_utf32() -> Operation {
             rows: |k| k.kind == Kind::Lipsum,
             shape: Shape::Matrix,
         })
-        .note("utf8kit = utf8kit::transcode::utf8_to_utf32_into (validates like utf8kit::validate, then converts); scalar = the same with the scalar kernel forced")
+        .note("utf8kit = utf8kit::transcode::utf8_to_utf32_into (validates like utf8kit::validate, then converts); scalar = the same with the scalar kernel forced; avx2 = the same with Kernel::Avx2 forced")
         .note("simdutf = simdutf::convert_utf8_to_utf32 (validating, bool error); simdutf valid = convert_valid_utf8_to_utf32 (no validation, a reference)")
         .note("std = core::str::from_utf8 + str::chars mapped to u32 into a Vec")
 }
 
 /// The UTF-32 → UTF-8 operation.
 pub fn utf32_to_utf8() -> Operation {
-    let (mut a, mut b, mut c, mut f) = (
+    let (mut a, mut b, mut c, mut f, mut g) = (
+        Vec::<u8>::new(),
         Vec::<u8>::new(),
         Vec::<u8>::new(),
         Vec::<u8>::new(),
@@ -117,6 +130,13 @@ pub fn utf32_to_utf8() -> Operation {
         .contender(Contender::utf32(SCALAR_32TO8, "scalar", Role::Ours, move |u| {
             let out = room(&mut f, 4 * u.len());
             match utf8kit::transcode::utf32_to_utf8_with(utf8kit::Kernel::Scalar, u, out) {
+                Some(Ok(n)) => n,
+                _ => INVALID,
+            }
+        }))
+        .contender(Contender::utf32(AVX2_32TO8, "avx2", Role::Ours, move |u| {
+            let out = room(&mut g, 4 * u.len());
+            match utf8kit::transcode::utf32_to_utf8_with(utf8kit::Kernel::Avx2, u, out) {
                 Some(Ok(n)) => n,
                 _ => INVALID,
             }
@@ -152,6 +172,8 @@ pub fn utf32_to_utf8() -> Operation {
         .ratio(Ratio::of("÷simdutf", UTF8KIT_32TO8, SIMDUTF_32TO8))
         .ratio(Ratio::of("÷simdutf valid", UTF8KIT_32TO8, SIMDUTF_VALID_32TO8))
         .ratio(Ratio::of("scalar÷std", SCALAR_32TO8, STD_32TO8))
+        .ratio(Ratio::of("avx2÷scalar", AVX2_32TO8, SCALAR_32TO8))
+        .ratio(Ratio::of("avx2÷simdutf", AVX2_32TO8, SIMDUTF_32TO8))
         .summary(Summary {
             title: "utf8kit ÷ simdutf::convert_utf32_to_utf8, geomean over the non-Latin lipsum files",
             ratio: "÷simdutf",
@@ -165,7 +187,7 @@ pub fn utf32_to_utf8() -> Operation {
             shape: Shape::Matrix,
         })
         .note("input sizes are UTF-32 bytes (4 per value); GB/s counts input bytes")
-        .note("utf8kit = utf8kit::transcode::utf32_to_utf8_into (strict: surrogates and values above 10FFFF are errors); scalar = the same with the scalar kernel forced")
+        .note("utf8kit = utf8kit::transcode::utf32_to_utf8_into (strict: surrogates and values above 10FFFF are errors); scalar = the same with the scalar kernel forced; avx2 = the same with Kernel::Avx2 forced")
         .note("simdutf = simdutf::convert_utf32_to_utf8 (validating); simdutf valid = convert_valid_utf32_to_utf8 (no validation, a reference)")
         .note("std = char::from_u32 for each value, pushed to a reused String")
 }

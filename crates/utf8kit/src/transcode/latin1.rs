@@ -108,6 +108,13 @@ fn latin1_to_utf8_run(engine: Engine, src: &[u8], dst: &mut [u8]) -> usize {
             // kernel's features; `dst` is `cap` writable bytes.
             unsafe { latin1_avx512::latin1_to_utf8(src, ptr, cap) }
         }
+        #[cfg(target_arch = "x86_64")]
+        Engine::Avx2 => {
+            let (ptr, cap) = (dst.as_mut_ptr(), dst.len());
+            // SAFETY: `Engine::Avx2` is only chosen when the CPU has the
+            // kernel's features; `dst` is `cap` writable bytes.
+            unsafe { super::simd::latin1_avx2::latin1_to_utf8(src, ptr, cap) }
+        }
         _ => Progress::default(),
     };
     if p.read == src.len() {
@@ -146,6 +153,12 @@ fn utf8_to_latin1_run<const VALID: bool>(
             // on it).
             unsafe { latin1_avx512::utf8_to_latin1::<VALID>(src, ptr, cap) }
         }
+        #[cfg(target_arch = "x86_64")]
+        Engine::Avx2 => {
+            let (ptr, cap) = (dst.as_mut_ptr(), dst.len());
+            // SAFETY: as for `Engine::Avx512` above.
+            unsafe { super::simd::latin1_avx2::utf8_to_latin1::<VALID>(src, ptr, cap) }
+        }
         _ => Progress::default(),
     };
     if p.read == src.len() {
@@ -177,6 +190,10 @@ pub(super) fn utf8_len_by(engine: Engine, bytes: &[u8]) -> usize {
         // SAFETY: `Engine::Avx512` is only chosen when the CPU has the
         // kernel's features.
         Engine::Avx512 => bytes.len() + unsafe { latin1_avx512::count_high(bytes) },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: `Engine::Avx2` is only chosen when the CPU has the
+        // kernel's features.
+        Engine::Avx2 => bytes.len() + unsafe { super::simd::latin1_avx2::count_high(bytes) },
         _ => utf8_len_from_latin1_scalar(bytes),
     }
 }
@@ -190,6 +207,10 @@ pub(super) fn latin1_len_by(engine: Engine, bytes: &[u8]) -> usize {
         // SAFETY: `Engine::Avx512` is only chosen when the CPU has the
         // kernel's features.
         Engine::Avx512 => unsafe { super::simd::count_avx512::count_chars(bytes) },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: `Engine::Avx2` is only chosen when the CPU has the
+        // kernel's features.
+        Engine::Avx2 => unsafe { super::simd::count_avx2::count_chars(bytes) },
         _ => count_non_continuation(bytes),
     }
 }

@@ -20,7 +20,9 @@
 //!   elements written, or a [`TranscodeError`]: `Invalid` for bad input
 //!   (checked first, over the whole input), `BufferTooSmall { needed }` for
 //!   valid input that does not fit. Nothing is ever written past the end of
-//!   the slice, and nothing past `needed`.
+//!   the slice. Elements after the returned length (or after `needed`) are
+//!   unspecified: the SIMD kernels store whole registers and may leave
+//!   scratch there, inside the slice.
 //!
 //! # Errors
 //!

@@ -13,20 +13,28 @@
 //!
 //! [`Engine`] is the transcoder a [`Kernel`] maps to: the AVX-512
 //! transcoders need VBMI2 (byte and word compress) on top of what
-//! [`Kernel::Avx512`] validates with.
+//! [`Kernel::Avx512`] validates with. Without VBMI2, [`Kernel::Avx512`]
+//! converts with the AVX2 kernels, as [`Kernel::Avx2`] does (those need
+//! BMI1/2 and POPCNT besides, which every AVX2 CPU has).
 
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod count_avx2;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod count_avx512;
 #[cfg(target_arch = "x86_64")]
+pub(crate) mod latin1_avx2;
+#[cfg(target_arch = "x86_64")]
 pub(crate) mod latin1_avx512;
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod utf16_avx2;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod utf16_avx512;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod utf16_fused_avx512;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod utf16_len_avx512;
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod utf32_avx2;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod utf32_avx512;
 
@@ -43,6 +51,10 @@ pub(crate) enum Engine {
     /// The AVX-512 kernels (F, BW, VL, VBMI, VBMI2, plus BMI1/2).
     #[cfg(target_arch = "x86_64")]
     Avx512,
+    /// The AVX2 kernels (plus BMI1/2 and POPCNT); where a conversion has
+    /// none, the scalar kernel.
+    #[cfg(target_arch = "x86_64")]
+    Avx2,
 }
 
 /// Whether the CPU has all the `target_feature`s named by the literals.
@@ -70,6 +82,8 @@ impl Engine {
         match kernel {
             #[cfg(target_arch = "x86_64")]
             Kernel::Avx512 if avx512_transcode() => Engine::Avx512,
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx512 | Kernel::Avx2 if avx2_transcode() => Engine::Avx2,
             _ => Engine::Scalar,
         }
     }
@@ -137,6 +151,29 @@ fn detect_avx512_transcode() -> bool {
         "popcnt"
     );
     AVX512_TRANSCODE.store(if yes { 2 } else { 1 }, Ordering::Relaxed);
+    yes
+}
+
+/// Whether the CPU has what the AVX2 transcoders use, cached as
+/// [`AVX512_TRANSCODE`] is.
+#[cfg(target_arch = "x86_64")]
+static AVX2_TRANSCODE: AtomicU8 = AtomicU8::new(0);
+
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn avx2_transcode() -> bool {
+    match AVX2_TRANSCODE.load(Ordering::Relaxed) {
+        0 => detect_avx2_transcode(),
+        n => n == 2,
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[cold]
+#[inline(never)]
+fn detect_avx2_transcode() -> bool {
+    let yes = has!("avx2", "bmi1", "bmi2", "popcnt");
+    AVX2_TRANSCODE.store(if yes { 2 } else { 1 }, Ordering::Relaxed);
     yes
 }
 

@@ -1,0 +1,595 @@
+//! AVX2 UTF-8 → UTF-16 (input known to be valid).
+//!
+//! A step looks at 32 bytes. An all-ASCII block widens to 32 units with two
+//! `vpmovzxbw`. Otherwise the step converts the characters that start in
+//! the first 16 bytes, each decoded *at its lead byte's lane*: the 16 bytes
+//! from the block start, from one byte on and from two bytes on are widened
+//! to 16-bit lanes, and each lane computes its 1-, 2- and 3-byte value and
+//! keeps the one its lead byte asks for. The lead lanes are then packed,
+//! eight at a time, by a `pshufb` from a table indexed by their 8-bit mask.
+//! A character that starts at byte 15 may end at byte 17: the step then
+//! reads those continuation bytes too, so it ends at a character boundary.
+//!
+//! 4-byte characters are not decoded in lanes: a step stops before the first
+//! one, and a step that starts at one converts it (and any right after it)
+//! to a surrogate pair with scalar code.
+//!
+//! The kernel runs while 32 bytes are readable and 32 units of room are
+//! left (the widest a step writes with whole-register stores) and leaves
+//! the rest to the scalar kernel. Stores past a step's output are
+//! overwritten by the output that follows: steps that make them run only
+//! while enough input is left (`TAIL8`, `TAIL16`), so a conversion that
+//! succeeds leaves nothing written past its output.
+//!
+//! # UTF-16 → UTF-8
+//!
+//! 16 units per step. All-ASCII blocks (32 units when the next 16 are
+//! ASCII too) narrow with `vpackuswb`. A block with a surrogate (and the
+//! unit after it if it ends with the high half of a pair) is encoded with
+//! scalar code if its surrogates are paired, else left to the scalar
+//! kernel, which reports or replaces the unpaired one. Otherwise each unit is widened to a 32-bit lane that gets
+//! its 1-, 2- or 3-byte encoding from its low byte on, and each four lanes
+//! are packed by a `pshufb` from a table indexed by which lanes have 2 and
+//! which 3 bytes.
+
+use super::Progress;
+use core::arch::x86_64::*;
+
+/// The `pshufb` indices that pack the 16-bit lanes of an 8-lane register
+/// whose bit is set in the mask (the index into the table) to its start.
+/// The lanes after them get zeros.
+const fn pack_table() -> [[u8; 16]; 256] {
+    let mut table = [[0x80u8; 16]; 256];
+    let mut mask = 0;
+    while mask < 256 {
+        let mut out = 0;
+        let mut lane = 0;
+        while lane < 8 {
+            if mask & (1 << lane) != 0 {
+                table[mask][2 * out] = 2 * lane as u8;
+                table[mask][2 * out + 1] = 2 * lane as u8 + 1;
+                out += 1;
+            }
+            lane += 1;
+        }
+        mask += 1;
+    }
+    table
+}
+
+pub(crate) static PACK: [[u8; 16]; 256] = pack_table();
+
+/// `pshufb` indices swapping the bytes of each 16-bit lane (UTF-16BE).
+static SWAP16: [u8; 16] = [1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14];
+
+/// Bytes a step reads and units of room it needs.
+const STEP: usize = 32;
+
+/// Input bytes left below which a UTF-8 → UTF-16 step that decodes in
+/// lanes is left to the scalar kernel: after it (at most 18 bytes), 30 or
+/// more remain, which make at least 10 units, covering the 8 past the
+/// step's output its stores may touch.
+const TAIL8: usize = 48;
+
+/// Units left below which a UTF-16 → UTF-8 step that encodes in lanes is
+/// left to the scalar kernel: after it, 16 or more units remain, which make
+/// at least 16 bytes, covering the 16 past the step's output its stores may
+/// touch.
+const TAIL16: usize = 32;
+
+/// Swaps the bytes of every 16-bit lane if `BE`.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn order128<const BE: bool>(v: __m128i) -> __m128i {
+    if BE {
+        // SAFETY: `SWAP16` is 16 readable bytes.
+        let swap = unsafe { _mm_loadu_si128(SWAP16.as_ptr().cast()) };
+        _mm_shuffle_epi8(v, swap)
+    } else {
+        v
+    }
+}
+
+/// Swaps the bytes of every 16-bit lane if `BE`.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn order256<const BE: bool>(v: __m256i) -> __m256i {
+    if BE {
+        // SAFETY: `SWAP16` is 16 readable bytes.
+        let swap = unsafe { _mm_loadu_si128(SWAP16.as_ptr().cast()) };
+        _mm256_shuffle_epi8(v, _mm256_broadcastsi128_si256(swap))
+    } else {
+        v
+    }
+}
+
+/// Packs the 16-bit lanes of `v` set in the 8-bit `mask` and stores them
+/// (and zeros after them, 16 bytes in all) at `out`; returns how many.
+///
+/// # Safety
+///
+/// `out` is valid for writes of 16 bytes.
+#[target_feature(enable = "avx2,popcnt")]
+#[inline]
+unsafe fn pack_store<const BE: bool>(v: __m128i, mask: u32, out: *mut u8) -> usize {
+    let index = &PACK[usize::from(mask as u8)];
+    // SAFETY: `index` is 16 readable bytes.
+    let index = unsafe { _mm_loadu_si128(index.as_ptr().cast()) };
+    let packed = order128::<BE>(_mm_shuffle_epi8(v, index));
+    // SAFETY: the caller's promise.
+    unsafe { _mm_storeu_si128(out.cast(), packed) };
+    (mask & 0xFF).count_ones() as usize
+}
+
+/// Converts valid UTF-8 to UTF-16 (little-endian bytes, or big-endian if
+/// `BE`) at `dst` while a whole step's input and room remain.
+///
+/// # Safety
+///
+/// * The CPU supports the enabled features.
+/// * `dst` is valid for writes of `2 * cap` bytes (`cap` units).
+///
+/// `src` should be valid UTF-8 that ends at a character boundary (else the
+/// output is meaningless, but every access stays in bounds).
+#[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
+pub(crate) unsafe fn utf8_to_utf16<const BE: bool>(
+    src: &[u8],
+    dst: *mut u8,
+    cap: usize,
+) -> Progress {
+    let mut i = 0;
+    let mut o = 0;
+    let p = src.as_ptr();
+    // Invariants: `i <= src.len()`, `o <= cap`, `i` at a character boundary.
+    while src.len() - i >= STEP && cap - o >= STEP {
+        // SAFETY: `i + 32 <= src.len()`: the block is readable.
+        let v = unsafe { _mm256_loadu_si256(p.add(i).cast()) };
+        // SAFETY: `o + 32 <= cap`: 64 bytes at `out` are writable, which
+        // covers every store of the step.
+        let out = unsafe { dst.add(2 * o) };
+        let high = _mm256_movemask_epi8(v) as u32;
+        if high == 0 {
+            let lo = _mm256_cvtepu8_epi16(_mm256_castsi256_si128(v));
+            let hi = _mm256_cvtepu8_epi16(_mm256_extracti128_si256::<1>(v));
+            // SAFETY: 64 writable bytes at `out` (above).
+            unsafe {
+                _mm256_storeu_si256(out.cast(), order256::<BE>(lo));
+                _mm256_storeu_si256(out.add(32).cast(), order256::<BE>(hi));
+            }
+            i += STEP;
+            o += STEP;
+            continue;
+        }
+        // SAFETY: `i + 32 <= src.len()`.
+        let Some((value, mask, read)) = (unsafe { decode16(p.add(i), v) }) else {
+            // SAFETY: `i + 32 <= src.len()` and `o + 32 <= cap`; the run
+            // of 4-byte characters decoded stays in the first 16 bytes
+            // plus 3, and writes 2 units for each 4 bytes.
+            let (read, written) = unsafe { pairs::<BE>(p.add(i), 16, out) };
+            i += read;
+            o += written;
+            continue;
+        };
+        // The stores leave up to 8 units of don't-care values past the
+        // step's output, which the output of the 30 or more bytes of input
+        // after it (at least 10 units) overwrites; nearer the end the scalar
+        // kernel takes over, so nothing is left written past the output.
+        if src.len() - i < TAIL8 {
+            break;
+        }
+        // SAFETY: at most 16 units at `out` (two stores of 16 bytes, the
+        // second at most 8 units on), inside the 64 writable bytes.
+        let written = unsafe {
+            let n = pack_store::<BE>(_mm256_castsi256_si128(value), mask, out);
+            n + pack_store::<BE>(
+                _mm256_extracti128_si256::<1>(value),
+                mask >> 8,
+                out.add(2 * n),
+            )
+        };
+        i += read;
+        o += written;
+    }
+    Progress {
+        read: i,
+        written: o,
+    }
+}
+
+/// Decodes the characters that start in the first 16 bytes of the block
+/// `v` (32 bytes at `p`, valid UTF-8 from a character boundary), each at
+/// its lead byte's 16-bit lane: returns the lanes, the mask of the lanes
+/// that hold a character, and the bytes those characters take (16 to 18,
+/// or fewer up to the first 4-byte lead). `None` if the block starts with a
+/// 4-byte character, which the lanes cannot hold.
+///
+/// # Safety
+///
+/// 32 bytes at `p` are readable.
+#[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
+#[inline]
+pub(crate) unsafe fn decode16(p: *const u8, v: __m256i) -> Option<(__m256i, u32, usize)> {
+    // Leads: bytes other than 80..=BF (as `i8`, greater than -65).
+    let leads = _mm256_movemask_epi8(_mm256_cmpgt_epi8(v, _mm256_set1_epi8(-65))) as u32;
+    // 4-byte leads: F0..=FF (`max(b, F0) == b`).
+    let b0 = _mm256_castsi256_si128(v);
+    let fours = _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_max_epu8(b0, _mm_set1_epi8(-16)), b0)) as u32;
+    let first4 = fours.trailing_zeros() as usize; // 32 if none
+    if first4 == 0 {
+        return None;
+    }
+    // Lanes converted: the leads before the first 4-byte lead, or all
+    // 16 (and then the bytes 16 and 17 that continue the last one).
+    let (mask, read) = if first4 < 16 {
+        (leads & ((1 << first4) - 1), first4)
+    } else {
+        let c = !leads >> 16;
+        (
+            leads & 0xFFFF,
+            16 + (c & 1) as usize + (c & (c >> 1) & 1) as usize,
+        )
+    };
+    // SAFETY: 18 bytes at `p` are readable: so are the 16-byte loads
+    // at `p + 1` and `p + 2`.
+    let (n1, n2) = unsafe {
+        (
+            _mm_loadu_si128(p.add(1).cast()),
+            _mm_loadu_si128(p.add(2).cast()),
+        )
+    };
+    let w0 = _mm256_cvtepu8_epi16(b0);
+    let w1 = _mm256_cvtepu8_epi16(n1);
+    let w2 = _mm256_cvtepu8_epi16(n2);
+    let low6 = _mm256_set1_epi16(0x3F);
+    let t1 = _mm256_and_si256(w1, low6);
+    let t2 = _mm256_and_si256(w2, low6);
+    // 2 bytes: 110aaaaa 10bbbbbb -> aaaaabbbbbb.
+    let two = _mm256_or_si256(
+        _mm256_slli_epi16::<6>(_mm256_and_si256(w0, _mm256_set1_epi16(0x1F))),
+        t1,
+    );
+    // 3 bytes: 1110aaaa 10bbbbbb 10cccccc -> aaaabbbbbbcccccc.
+    let three = _mm256_or_si256(
+        _mm256_or_si256(_mm256_slli_epi16::<12>(w0), _mm256_slli_epi16::<6>(t1)),
+        t2,
+    );
+    let is2 = _mm256_cmpgt_epi16(w0, _mm256_set1_epi16(0xBF));
+    let is3 = _mm256_cmpgt_epi16(w0, _mm256_set1_epi16(0xDF));
+    let value = _mm256_blendv_epi8(_mm256_blendv_epi8(w0, two, is2), three, is3);
+    Some((value, mask, read))
+}
+
+/// Converts the run of 4-byte characters at `src` (at most `limit` bytes
+/// of leads) to surrogate pairs at `out`; returns bytes read and units
+/// written (at least one character: `src` starts with a 4-byte lead).
+///
+/// # Safety
+///
+/// `src` is readable for `limit + 3` bytes and `out` writable for
+/// `limit / 2` units (rounded up, plus 2).
+#[inline(always)]
+unsafe fn pairs<const BE: bool>(src: *const u8, limit: usize, out: *mut u8) -> (usize, usize) {
+    let mut read = 0;
+    let mut written = 0;
+    // SAFETY: `read < limit` before each character, so its 4 bytes are
+    // within `limit + 3`; 2 units per 4 bytes stay within the room.
+    unsafe {
+        while read < limit && *src.add(read) >= 0xF0 {
+            let b = |k: usize| u32::from(*src.add(read + k));
+            let cp = ((b(0) & 0x07) << 18)
+                | ((b(1) & 0x3F) << 12)
+                | ((b(2) & 0x3F) << 6)
+                | (b(3) & 0x3F);
+            let c = cp.wrapping_sub(0x10000);
+            let hi = (0xD800 | ((c >> 10) & 0x3FF)) as u16;
+            let lo = (0xDC00 | (c & 0x3FF)) as u16;
+            let (hi, lo) = if BE {
+                (hi.to_be_bytes(), lo.to_be_bytes())
+            } else {
+                (hi.to_le_bytes(), lo.to_le_bytes())
+            };
+            out.add(2 * written).cast::<[u8; 2]>().write_unaligned(hi);
+            out.add(2 * written + 2)
+                .cast::<[u8; 2]>()
+                .write_unaligned(lo);
+            read += 4;
+            written += 2;
+        }
+    }
+    (read, written)
+}
+
+/// `pshufb` indices that pack the UTF-8 bytes of four 32-bit lanes (each
+/// holding its character's 1–3 bytes from its low byte on) to the start.
+/// Index bit `k` is set if lane `k` has 2 or more bytes, bit `k + 4` if it
+/// has 3 (a 3-byte lane has both bits).
+const fn utf8_pack_table() -> [[u8; 16]; 256] {
+    let mut table = [[0x80u8; 16]; 256];
+    let mut index = 0;
+    while index < 256 {
+        let mut out = 0;
+        let mut lane = 0;
+        while lane < 4 {
+            let len = 1 + ((index >> lane) & 1) + ((index >> (lane + 4)) & 1);
+            let mut j = 0;
+            while j < len {
+                table[index][out] = (4 * lane + j) as u8;
+                out += 1;
+                j += 1;
+            }
+            lane += 1;
+        }
+        index += 1;
+    }
+    table
+}
+
+static UTF8_PACK: [[u8; 16]; 256] = utf8_pack_table();
+
+/// Output room a UTF-16 → UTF-8 step needs: 16 units make at most 48
+/// bytes, written by four 16-byte stores, the last at most 36 bytes in.
+const ROOM8: usize = 64;
+
+use super::utf16_avx512::Stop;
+
+/// Loads 16 units at `src` in native order (swapping bytes if `BE`).
+///
+/// # Safety
+///
+/// 32 bytes at `src` are readable.
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn load16<const BE: bool>(src: *const u8) -> __m256i {
+    // SAFETY: the caller's promise.
+    order256::<BE>(unsafe { _mm256_loadu_si256(src.cast()) })
+}
+
+/// Encodes 8 units (zero-extended to the 32-bit lanes of `u`, none a
+/// surrogate) as UTF-8 at `out`; returns the bytes written.
+///
+/// # Safety
+///
+/// 28 bytes at `out` are writable (two 16-byte stores, the second at most
+/// 12 bytes on).
+#[target_feature(enable = "avx2,popcnt")]
+#[inline]
+pub(crate) unsafe fn encode8(u: __m256i, out: *mut u8) -> usize {
+    let low6 = _mm256_set1_epi32(0x3F);
+    let cont = _mm256_set1_epi32(0x80);
+    let last = _mm256_or_si256(_mm256_and_si256(u, low6), cont);
+    let mid = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi32::<6>(u), low6), cont);
+    // 2 bytes: 110aaaaa 10bbbbbb.
+    let two = _mm256_or_si256(
+        _mm256_or_si256(_mm256_srli_epi32::<6>(u), _mm256_set1_epi32(0xC0)),
+        _mm256_slli_epi32::<8>(last),
+    );
+    // 3 bytes: 1110aaaa 10bbbbbb 10cccccc.
+    let three = _mm256_or_si256(
+        _mm256_or_si256(_mm256_srli_epi32::<12>(u), _mm256_set1_epi32(0xE0)),
+        _mm256_or_si256(_mm256_slli_epi32::<8>(mid), _mm256_slli_epi32::<16>(last)),
+    );
+    let ge2 = _mm256_cmpgt_epi32(u, _mm256_set1_epi32(0x7F));
+    let ge3 = _mm256_cmpgt_epi32(u, _mm256_set1_epi32(0x7FF));
+    let v = _mm256_blendv_epi8(_mm256_blendv_epi8(u, two, ge2), three, ge3);
+    let m2 = _mm256_movemask_ps(_mm256_castsi256_ps(ge2)) as u32;
+    let m3 = _mm256_movemask_ps(_mm256_castsi256_ps(ge3)) as u32;
+    let lo = (m2 & 0xF) | ((m3 & 0xF) << 4);
+    let hi = ((m2 >> 4) & 0xF) | (m3 & 0xF0);
+    let n_lo = 4 + lo.count_ones() as usize;
+    let n_hi = 4 + hi.count_ones() as usize;
+    // SAFETY: the tables are 16 readable bytes each; the stores are at
+    // `out` and `out + n_lo` (at most 12), 16 bytes each: inside the 28
+    // writable bytes.
+    unsafe {
+        let t_lo = _mm_loadu_si128(UTF8_PACK[lo as usize].as_ptr().cast());
+        let t_hi = _mm_loadu_si128(UTF8_PACK[hi as usize].as_ptr().cast());
+        let p_lo = _mm_shuffle_epi8(_mm256_castsi256_si128(v), t_lo);
+        let p_hi = _mm_shuffle_epi8(_mm256_extracti128_si256::<1>(v), t_hi);
+        _mm_storeu_si128(out.cast(), p_lo);
+        _mm_storeu_si128(out.add(n_lo).cast(), p_hi);
+    }
+    n_lo + n_hi
+}
+
+/// Converts UTF-16 (little-endian bytes, or big-endian if `BE`; `len` units
+/// at `src`) to UTF-8 at `dst` while 16 units and the room for a step
+/// remain, up to the first block of 16 units with an unpaired surrogate
+/// (which the scalar kernel converts: `window_end`).
+///
+/// # Safety
+///
+/// * The CPU supports the enabled features.
+/// * `src` is valid for reads of `2 * len` bytes.
+/// * `dst` is valid for writes of `cap` bytes.
+#[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
+pub(crate) unsafe fn utf16_to_utf8<const BE: bool>(
+    src: *const u8,
+    len: usize,
+    dst: *mut u8,
+    cap: usize,
+) -> Stop {
+    let mut i = 0;
+    let mut o = 0;
+    let stop = |i, o, window_end| Stop {
+        progress: Progress {
+            read: i,
+            written: o,
+        },
+        window_end,
+    };
+    let not_ascii = _mm256_set1_epi16(0xFF80u16 as i16);
+    // Invariants: `i <= len`, `o <= cap`.
+    while len - i >= 16 && cap - o >= ROOM8 {
+        // SAFETY: units `i..i + 16` are readable.
+        let v = unsafe { load16::<BE>(src.add(2 * i)) };
+        // SAFETY: `o + ROOM8 <= cap`: 64 bytes at `out` are writable.
+        let out = unsafe { dst.add(o) };
+        if _mm256_testz_si256(v, not_ascii) != 0 {
+            if len - i >= 32 {
+                // SAFETY: units `i + 16..i + 32` are readable.
+                let w = unsafe { load16::<BE>(src.add(2 * i + 32)) };
+                if _mm256_testz_si256(w, not_ascii) != 0 {
+                    let bytes =
+                        _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_packus_epi16(v, w));
+                    // SAFETY: 32 of the 64 writable bytes.
+                    unsafe { _mm256_storeu_si256(out.cast(), bytes) };
+                    i += 32;
+                    o += 32;
+                    continue;
+                }
+            }
+            let bytes =
+                _mm_packus_epi16(_mm256_castsi256_si128(v), _mm256_extracti128_si256::<1>(v));
+            // SAFETY: 16 of the 64 writable bytes.
+            unsafe { _mm_storeu_si128(out.cast(), bytes) };
+            i += 16;
+            o += 16;
+            continue;
+        }
+        let surrogates = _mm256_cmpeq_epi16(
+            _mm256_and_si256(v, _mm256_set1_epi16(0xF800u16 as i16)),
+            _mm256_set1_epi16(0xD800u16 as i16),
+        );
+        if _mm256_testz_si256(surrogates, surrogates) == 0 {
+            // The scalar kernel converts the block, and the unit after it
+            // if the block ends with the high half of a pair.
+            let unit = |k: usize| {
+                // SAFETY: the callers below keep `k < len`.
+                let b = unsafe { src.add(2 * k).cast::<[u8; 2]>().read_unaligned() };
+                if BE {
+                    u16::from_be_bytes(b)
+                } else {
+                    u16::from_le_bytes(b)
+                }
+            };
+            let end = i + 16;
+            let paired = end < len
+                && (0xD800..0xDC00).contains(&unit(end - 1))
+                && (0xDC00..0xE000).contains(&unit(end));
+            let end = end + usize::from(paired);
+            // Encoded here with scalar code while every surrogate is
+            // paired (the block and the unit after it hold at most 15
+            // 3-byte units and a pair: 49 bytes); at an unpaired one, the
+            // scalar kernel converts the block instead.
+            // SAFETY: 64 bytes at `out` are writable (above), and nothing
+            // else refers to them while `room` lives.
+            let room = unsafe { core::slice::from_raw_parts_mut(out, ROOM8) };
+            let mut k = i;
+            let mut w = 0;
+            while k < end {
+                let u = unit(k);
+                let cp = match u {
+                    0xD800..=0xDBFF if k + 1 < end => {
+                        let low = unit(k + 1);
+                        if !(0xDC00..0xE000).contains(&low) {
+                            return stop(i, o, Some(end));
+                        }
+                        k += 1;
+                        0x10000 + ((u32::from(u) - 0xD800) << 10) + (u32::from(low) - 0xDC00)
+                    }
+                    0xD800..=0xDFFF => return stop(i, o, Some(end)),
+                    _ => u32::from(u),
+                };
+                w += crate::transcode::step::put_utf8(room, w, cp);
+                k += 1;
+            }
+            i = end;
+            o += w;
+            continue;
+        }
+        // (See `TAIL16`.)
+        if len - i < TAIL16 {
+            break;
+        }
+        let lo = _mm256_cvtepu16_epi32(_mm256_castsi256_si128(v));
+        let hi = _mm256_cvtepu16_epi32(_mm256_extracti128_si256::<1>(v));
+        // SAFETY: the first call writes 28 bytes at `out`, the second 28
+        // at most 24 bytes on: inside the 64 writable bytes.
+        unsafe {
+            let n = encode8(lo, out);
+            o += n + encode8(hi, out.add(n));
+        }
+        i += 16;
+    }
+    stop(i, o, None)
+}
+
+/// The number of UTF-16 units `bytes` converts to if valid, as the scalar
+/// [`utf16_len_from_utf8`](crate::transcode::utf16_len_from_utf8) counts
+/// it: one per byte that is not a continuation byte, one more per byte
+/// `F0..=FF`.
+///
+/// # Safety
+///
+/// * The CPU supports the enabled features.
+#[target_feature(enable = "avx2,popcnt")]
+pub(crate) unsafe fn utf16_len_from_utf8(bytes: &[u8]) -> usize {
+    let (blocks, tail) = bytes.as_chunks::<32>();
+    let mut n = 0;
+    for block in blocks {
+        // SAFETY: `block` is 32 readable bytes.
+        let v = unsafe { _mm256_loadu_si256(block.as_ptr().cast()) };
+        let leads = _mm256_movemask_epi8(_mm256_cmpgt_epi8(v, _mm256_set1_epi8(-65))) as u32;
+        let four = _mm256_movemask_epi8(_mm256_cmpeq_epi8(
+            _mm256_max_epu8(v, _mm256_set1_epi8(0xF0u8 as i8)),
+            v,
+        )) as u32;
+        n += (leads.count_ones() + four.count_ones()) as usize;
+    }
+    n + crate::transcode::utf16_len_from_utf8(tail)
+}
+
+/// The number of UTF-8 bytes the first `read` of `len` UTF-16 units at
+/// `src` (little-endian, or big-endian if `BE`) convert to, unpaired
+/// surrogates counting 3; returns `(read, bytes)`, and the caller counts
+/// the rest with the scalar function. As in the AVX-512 count, every unit
+/// counts `1 + (>= 80) + (>= 800)` and a high surrogate followed by a low
+/// one 2 less (the pair's 4 bytes, with the low unit's 3), so a pair split
+/// between two blocks or the block and the tail counts right.
+///
+/// # Safety
+///
+/// * The CPU supports the enabled features.
+/// * `src` is valid for reads of `2 * len` bytes.
+#[target_feature(enable = "avx2,popcnt")]
+pub(crate) unsafe fn utf8_len_from_utf16<const BE: bool>(
+    src: *const u8,
+    len: usize,
+) -> (usize, usize) {
+    let zero = _mm256_setzero_si256();
+    let tag = _mm256_set1_epi16(0xFC00u16 as i16);
+    let mut i = 0;
+    let mut n = 0;
+    while len - i >= 17 {
+        // SAFETY: units `i..i + 17` are readable.
+        let (v, next) = unsafe {
+            (
+                load16::<BE>(src.add(2 * i)),
+                load16::<BE>(src.add(2 * i + 2)),
+            )
+        };
+        // Two mask bits per unit.
+        let ascii = _mm256_movemask_epi8(_mm256_cmpeq_epi16(
+            _mm256_and_si256(v, _mm256_set1_epi16(0xFF80u16 as i16)),
+            zero,
+        )) as u32;
+        let short = _mm256_movemask_epi8(_mm256_cmpeq_epi16(
+            _mm256_and_si256(v, _mm256_set1_epi16(0xF800u16 as i16)),
+            zero,
+        )) as u32;
+        let pairs = _mm256_movemask_epi8(_mm256_and_si256(
+            _mm256_cmpeq_epi16(
+                _mm256_and_si256(v, tag),
+                _mm256_set1_epi16(0xD800u16 as i16),
+            ),
+            _mm256_cmpeq_epi16(
+                _mm256_and_si256(next, tag),
+                _mm256_set1_epi16(0xDC00u16 as i16),
+            ),
+        )) as u32;
+        // 3 per unit, less 1 per unit below 80 and below 800, less 2 per pair.
+        n += 48 - (ascii.count_ones() + short.count_ones() + 2 * pairs.count_ones()) as usize / 2;
+        i += 16;
+    }
+    (i, n)
+}
