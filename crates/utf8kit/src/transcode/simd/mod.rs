@@ -68,11 +68,35 @@ impl Engine {
         }
     }
 
-    /// The transcoder for the detected kernel.
+    /// The transcoder for the detected kernel, decided once and cached
+    /// (one load on every later call, not the kernel's and the features'
+    /// two).
     #[inline]
     pub(crate) fn detected() -> Engine {
-        Engine::for_kernel(Kernel::detected())
+        #[cfg(target_arch = "x86_64")]
+        match DETECTED_ENGINE.load(Ordering::Relaxed) {
+            2 => Engine::Avx512,
+            1 => Engine::Scalar,
+            _ => detect_engine(),
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        Engine::Scalar
     }
+}
+
+/// [`Engine::detected`]'s choice: 0 before the first call, 1 scalar, 2
+/// AVX-512. As [`AVX512_TRANSCODE`], `Relaxed` is enough.
+#[cfg(target_arch = "x86_64")]
+static DETECTED_ENGINE: AtomicU8 = AtomicU8::new(0);
+
+#[cfg(target_arch = "x86_64")]
+#[cold]
+#[inline(never)]
+fn detect_engine() -> Engine {
+    let engine = Engine::for_kernel(Kernel::detected());
+    let code = if engine == Engine::Scalar { 1 } else { 2 };
+    DETECTED_ENGINE.store(code, Ordering::Relaxed);
+    engine
 }
 
 /// Whether the CPU has what the AVX-512 transcoders use, asked once and
