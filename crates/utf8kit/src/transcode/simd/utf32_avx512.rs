@@ -253,7 +253,7 @@ pub(crate) unsafe fn utf8_to_utf32<const ASCII_ONLY: bool>(
             }
         }
     }
-    if src.len() >= STREAM_MIN && (dst as usize + 4 * o) % 64 == 0 {
+    if src.len() >= STREAM_MIN && (dst as usize + 4 * o).is_multiple_of(64) {
         // A large output that will not stay in cache: ASCII blocks go to
         // memory with non-temporal stores, which skip reading each line
         // before writing it.
