@@ -7,6 +7,8 @@
 //! bit 0, which the mask drops).
 
 #[cfg(target_arch = "x86_64")]
+use super::simd::Engine;
+#[cfg(target_arch = "x86_64")]
 use super::simd::{count_avx2, count_avx512};
 use super::step::HIGH_BITS;
 use crate::Kernel;
@@ -38,11 +40,19 @@ const fn four_byte_lead_bits(w: u64) -> u64 {
 fn simd_count_non_continuation(kernel: Kernel, bytes: &[u8]) -> Option<usize> {
     match kernel {
         #[cfg(target_arch = "x86_64")]
-        Kernel::Avx512 if bytes.len() >= AVX512_MIN => {
-            // SAFETY: `Kernel::Avx512` is supported (the caller's promise),
-            // which includes AVX-512 F and BW.
-            Some(unsafe { count_avx512::count_chars(bytes) })
-        }
+        Kernel::Avx512 if bytes.len() >= AVX512_MIN => Some(
+            if bytes.len() <= count_avx512::POPCNT_MAX
+                && Engine::for_kernel(kernel) == Engine::Avx512
+            {
+                // SAFETY: `Engine::Avx512` is only chosen when the CPU has
+                // its features, which include AVX-512 F, BW and POPCNT.
+                unsafe { count_avx512::count_chars_popcnt(bytes) }
+            } else {
+                // SAFETY: `Kernel::Avx512` is supported (the caller's
+                // promise), which includes AVX-512 F and BW.
+                unsafe { count_avx512::count_chars(bytes) }
+            },
+        ),
         #[cfg(target_arch = "x86_64")]
         Kernel::Avx2 if bytes.len() >= SIMD_MIN => {
             // SAFETY: `Kernel::Avx2` is supported (the caller's promise).

@@ -428,6 +428,9 @@ fn utf16_to_utf8_run<S: Unit16, const LOSSY: bool>(
     dst: &mut [u8],
     unit: impl Fn(S) -> u16 + Copy,
 ) -> Result<usize, Utf16Error> {
+    if let Some(n) = short_utf16_to_utf8(engine, be, src, dst) {
+        return Ok(n);
+    }
     let mut i = 0;
     let mut o = 0;
     loop {
@@ -450,6 +453,41 @@ fn utf16_to_utf8_run<S: Unit16, const LOSSY: bool>(
         if window_end.is_none() || i >= src.len() {
             return Ok(o);
         }
+    }
+}
+
+/// UTF-16 units of one SIMD block: inputs of `SIMD_MIN_UTF16..=SHORT_UTF16`
+/// units are converted by one straight-line step when they can be.
+const SHORT_UTF16: usize = 32;
+
+/// The whole UTF-16 → UTF-8 conversion of a short `src` (one block) in one
+/// SIMD step, if `engine` has one and the block has no unpaired surrogate
+/// and fits in `dst`; else `None`, and [`utf16_to_utf8_run`] goes on as for
+/// any input.
+#[inline(always)]
+fn short_utf16_to_utf8<S: Unit16>(
+    engine: Engine,
+    be: bool,
+    src: &[S],
+    dst: &mut [u8],
+) -> Option<usize> {
+    match engine {
+        #[cfg(target_arch = "x86_64")]
+        Engine::Avx512 if (SIMD_MIN_UTF16..=SHORT_UTF16).contains(&src.len()) => {
+            let (ptr, len) = (src.as_ptr().cast::<u8>(), src.len());
+            let (out, cap) = (dst.as_mut_ptr(), dst.len());
+            // SAFETY: the CPU has the kernel's features (`Engine::Avx512`);
+            // `len <= 32` and `src` is `2 * len` readable bytes, `dst` `cap`
+            // writable ones.
+            unsafe {
+                if be {
+                    utf16_avx512::utf16_to_utf8_short::<true>(ptr, len, out, cap)
+                } else {
+                    utf16_avx512::utf16_to_utf8_short::<false>(ptr, len, out, cap)
+                }
+            }
+        }
+        _ => None,
     }
 }
 

@@ -109,6 +109,28 @@ fn ascii_prefix_to_utf32(engine: Engine, src: &[u8], dst: &mut [u32]) -> Progres
     }
 }
 
+/// Bytes of one SIMD block: an ASCII input up to this long is converted
+/// by one straight-line step.
+const SHORT: usize = 64;
+
+/// The whole conversion of a short (`<= SHORT` bytes) ASCII `src` that
+/// fits in `dst`, by `engine` in one step; else `None`, and the general
+/// path decides.
+#[inline(always)]
+fn short_ascii_to_utf32(engine: Engine, src: &[u8], dst: &mut [u32]) -> Option<usize> {
+    match engine {
+        #[cfg(target_arch = "x86_64")]
+        Engine::Avx512 if src.len() <= SHORT => {
+            let (ptr, cap) = (dst.as_mut_ptr(), dst.len());
+            // SAFETY: `Engine::Avx512` is only chosen when the CPU has the
+            // kernel's features; `src.len() <= 64`; `dst` is `cap` writable
+            // values.
+            unsafe { utf32_avx512::ascii_to_utf32_short(src, ptr, cap) }
+        }
+        _ => None,
+    }
+}
+
 /// UTF-8 → UTF-32 with validation by `kernel` (which the CPU supports):
 /// with a SIMD transcoder, a chunk at a time is validated, then converted
 /// by the SIMD kernel and the scalar kernel from where it stopped (so the
@@ -118,6 +140,9 @@ fn utf8_to_utf32_run(kernel: Kernel, src: &[u8], dst: &mut [u32]) -> Result<usiz
     let engine = Engine::for_kernel(kernel);
     if engine == Engine::Scalar || src.len() < SIMD_MIN {
         return utf8_to_utf32_scalar(src, dst);
+    }
+    if let Some(n) = short_ascii_to_utf32(engine, src, dst) {
+        return Ok(n);
     }
     // An ASCII start needs no validation: convert it right away (short
     // ASCII inputs end here).

@@ -7,21 +7,23 @@
 //! `i8` is `-128..=-65`: one compare against `-65` per 64 bytes gives a
 //! mask of the lead bytes. Four registers a step each add 1 to their own
 //! byte counters under that mask (`vpaddb` with a write mask; no `popcnt`
-//! and no `kmov` per register), and every 255 steps (before a byte counter
-//! can wrap) `vpsadbw` sums the counters into 64-bit lanes.
+//! and no `kmov` per register). Every 63 steps the four counters are added
+//! bytewise (at most 4 × 63 = 252, no wrap) and `vpsadbw` sums them into
+//! 64-bit lanes; one horizontal sum at the end gives the count, so a short
+//! input pays for one reduction, not five.
 
 use core::arch::x86_64::*;
 
-/// Steps between two flushes of the byte counters: each counter gains at
-/// most 1 per step, so 255 steps cannot wrap it.
-const FLUSH: usize = 255;
+/// Steps between two flushes of the byte counters: each of the four
+/// counters gains at most 1 per step, so after 63 steps their bytewise sum
+/// is at most 252 and cannot wrap.
+const FLUSH: usize = 63;
 
-/// The sum of the 64 bytes of `v`.
+/// The sums of each 8 bytes of `v`, in 64-bit lanes.
 #[target_feature(enable = "avx512f,avx512bw")]
 #[inline]
-fn sum_bytes(v: __m512i) -> u64 {
-    let lanes = _mm512_sad_epu8(v, _mm512_setzero_si512());
-    _mm512_reduce_add_epi64(lanes) as u64
+fn sum_bytes(v: __m512i) -> __m512i {
+    _mm512_sad_epu8(v, _mm512_setzero_si512())
 }
 
 /// Adds 1 to each byte of `acc` where `v` holds a byte that starts a
@@ -42,9 +44,10 @@ fn add_leads(acc: __m512i, v: __m512i, present: u64) -> __m512i {
 #[target_feature(enable = "avx512f,avx512bw")]
 pub(crate) unsafe fn count_chars(bytes: &[u8]) -> usize {
     let (blocks, tail) = bytes.as_chunks::<256>();
-    let mut n = 0u64;
+    let zero = _mm512_setzero_si512();
+    // The counts so far, in 64-bit lanes.
+    let mut sums = zero;
     for group in blocks.chunks(FLUSH) {
-        let zero = _mm512_setzero_si512();
         let (mut c0, mut c1, mut c2, mut c3) = (zero, zero, zero, zero);
         for block in group {
             let p = block.as_ptr();
@@ -62,12 +65,14 @@ pub(crate) unsafe fn count_chars(bytes: &[u8]) -> usize {
             c2 = add_leads(c2, v2, u64::MAX);
             c3 = add_leads(c3, v3, u64::MAX);
         }
-        // Every counter byte is at most 255; `vpsadbw` sums each register.
-        n += sum_bytes(c0) + sum_bytes(c1) + sum_bytes(c2) + sum_bytes(c3);
+        // Every counter byte is at most 63, so the bytewise sum of the
+        // four is at most 252.
+        let c = _mm512_add_epi8(_mm512_add_epi8(c0, c1), _mm512_add_epi8(c2, c3));
+        sums = _mm512_add_epi64(sums, sum_bytes(c));
     }
     // At most 4 more registers, the last one masked to the bytes present:
     // each counter gains at most 4.
-    let mut acc = _mm512_setzero_si512();
+    let mut acc = zero;
     for part in tail.chunks(64) {
         // `part` is 1..=64 bytes long.
         let present = u64::MAX >> (64 - part.len());
@@ -76,7 +81,40 @@ pub(crate) unsafe fn count_chars(bytes: &[u8]) -> usize {
         let v = unsafe { _mm512_maskz_loadu_epi8(present, part.as_ptr().cast()) };
         acc = add_leads(acc, v, present);
     }
-    (n + sum_bytes(acc)) as usize
+    _mm512_reduce_add_epi64(_mm512_add_epi64(sums, sum_bytes(acc))) as usize
+}
+
+/// Inputs up to this long are better counted by [`count_chars_popcnt`]:
+/// no byte counters to sum across the register at the end, whose latency
+/// costs more than the `popcnt`s save for a few KiB.
+pub(crate) const POPCNT_MAX: usize = 2048;
+
+/// [`count_chars`] one register at a time: the lead mask of each 64 bytes
+/// (the last ones masked to the bytes present), counted by `popcnt`.
+///
+/// # Safety
+///
+/// * The CPU supports the enabled features.
+#[target_feature(enable = "avx512f,avx512bw,popcnt")]
+pub(crate) unsafe fn count_chars_popcnt(bytes: &[u8]) -> usize {
+    let (blocks, tail) = bytes.as_chunks::<64>();
+    let lead = |v: __m512i, present: u64| {
+        _mm512_mask_cmpgt_epi8_mask(present, v, _mm512_set1_epi8(-65)).count_ones() as usize
+    };
+    let mut n = 0;
+    for block in blocks {
+        // SAFETY: `block` is 64 readable bytes.
+        let v = unsafe { _mm512_loadu_si512(block.as_ptr().cast()) };
+        n += lead(v, u64::MAX);
+    }
+    if !tail.is_empty() {
+        let present = u64::MAX >> (64 - tail.len());
+        // SAFETY: the mask enables the `tail.len() < 64` readable bytes
+        // only; masked-off bytes are not read and cannot fault.
+        let v = unsafe { _mm512_maskz_loadu_epi8(present, tail.as_ptr().cast()) };
+        n += lead(v, present);
+    }
+    n
 }
 
 /// Adds 1 to each 32-bit lane of `acc` whose bit is set in `k`.

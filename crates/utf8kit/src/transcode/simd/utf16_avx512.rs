@@ -548,6 +548,36 @@ pub(crate) unsafe fn utf16_to_utf8<const BE: bool>(
     stop(i, o, None)
 }
 
+/// Converts `len <= 32` UTF-16 units at `src` (little-endian bytes, or
+/// big-endian if `BE`) to UTF-8 at `dst` in one masked step, without the
+/// loops and their hoisted constants: the whole conversion of a short
+/// input. Returns the bytes written, or `None` (having written nothing the
+/// caller keeps) if the units hold an unpaired surrogate or their bytes do
+/// not fit in `cap`; the general kernel and the scalar finish then decide.
+///
+/// # Safety
+///
+/// * The CPU supports the enabled features.
+/// * `len <= 32`, and `src` is valid for reads of `2 * len` bytes.
+/// * `dst` is valid for writes of `cap` bytes.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi1,bmi2,popcnt")]
+pub(crate) unsafe fn utf16_to_utf8_short<const BE: bool>(
+    src: *const u8,
+    len: usize,
+    dst: *mut u8,
+    cap: usize,
+) -> Option<usize> {
+    debug_assert!(len <= 32);
+    // SAFETY: the `len = min(len, 33)` units at `src` are readable and
+    // `cap` bytes at `dst` writable, as the masked step needs.
+    match unsafe { step16::<BE, true>(src, len, dst, cap) } {
+        // With at most 32 units no pair waits for a next step: a step that
+        // is done read them all (checked anyway).
+        Step::Done(read, written) if read == len => Some(written),
+        _ => None,
+    }
+}
+
 /// Bytes of output room a plain (unmasked) UTF-16 → UTF-8 step needs: two
 /// 64-byte stores, the second at most 49 bytes in (16 units make at most
 /// 48 bytes, or 49 when the last of them starts a pair: 15 × 3 + 4).

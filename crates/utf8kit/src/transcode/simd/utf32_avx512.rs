@@ -194,6 +194,40 @@ unsafe fn widen_ascii(v: __m512i, step: usize, out: *mut u32) {
     }
 }
 
+/// Widens `src` (at most 64 bytes) to UTF-32 at `dst` if it is all ASCII
+/// and fits in `cap` values: the whole conversion of a short ASCII input,
+/// in one masked load and four stores. Returns the values written, or
+/// `None` (having written nothing) otherwise.
+///
+/// # Safety
+///
+/// * The CPU supports the enabled features.
+/// * `src.len() <= 64`.
+/// * `dst` is valid for writes of `cap` values.
+#[target_feature(enable = "avx512f,avx512bw,bmi2")]
+pub(crate) unsafe fn ascii_to_utf32_short(src: &[u8], dst: *mut u32, cap: usize) -> Option<usize> {
+    let len = src.len();
+    debug_assert!(len <= 64);
+    let present = _bzhi_u64(u64::MAX, len as u32);
+    // SAFETY: the mask enables the `len` readable bytes only; masked-off
+    // bytes are not read and cannot fault, and load 0.
+    let v = unsafe { _mm512_maskz_loadu_epi8(present, src.as_ptr().cast()) };
+    if _mm512_movepi8_mask(v) != 0 || len > cap {
+        return None;
+    }
+    // SAFETY: `len <= 64` and `len <= cap` values at `dst` are writable.
+    unsafe { widen_ascii(v, len, dst) };
+    Some(len)
+}
+
+/// Inputs at least this long first align the output for the ASCII
+/// stores (shorter ones would not gain what the extra step costs).
+const ALIGN_MIN: usize = 4096;
+
+/// Inputs at least this long (an output of 32 MiB and more, past the
+/// caches) store their ASCII blocks with non-temporal stores.
+const STREAM_MIN: usize = 8 << 20;
+
 /// `vpternlogd` truth table for `a & (b | c)`.
 const A_AND_B_OR_C_INNER: i32 = 0xF0 & (0xCC | 0xAA);
 
@@ -225,6 +259,60 @@ pub(crate) unsafe fn utf8_to_utf32<const ASCII_ONLY: bool>(
 ) -> Progress {
     let mut i = 0;
     let mut o = 0;
+    if src.len() >= ALIGN_MIN {
+        // Values up to the next 64-byte boundary of the output, so that the
+        // 64-byte stores of ASCII blocks after it each fill one cache line
+        // rather than straddle two (a `u32` pointer is 4-byte aligned).
+        let head = (64 - (dst as usize) % 64) % 64 / 4;
+        if head > 0 && head <= cap {
+            let present = !(u64::MAX << head);
+            // SAFETY: `head < 16 <= src.len()`: the mask enables readable
+            // bytes only; masked-off bytes are not read and load 0.
+            let v = unsafe { _mm512_maskz_loadu_epi8(present, src.as_ptr().cast()) };
+            if _mm512_movepi8_mask(v) == 0 {
+                // SAFETY: `head <= cap` values at `dst` are writable.
+                unsafe { widen_ascii(v, head, dst) };
+                i = head;
+                o = head;
+            }
+        }
+    }
+    if src.len() >= STREAM_MIN && (dst as usize + 4 * o).is_multiple_of(64) {
+        // A large output that will not stay in cache: ASCII blocks go to
+        // memory with non-temporal stores, which skip reading each line
+        // before writing it.
+        while src.len() - i >= 64 && cap - o >= 64 {
+            // SAFETY: bytes `i..i + 64` are readable.
+            let v = unsafe { _mm512_loadu_si512(src.as_ptr().add(i).cast()) };
+            if _mm512_movepi8_mask(v) != 0 {
+                break;
+            }
+            // SAFETY: 64 values at `dst + o` are writable, and 64-byte
+            // aligned (aligned at the start, and each step advances 256
+            // bytes), as `vmovntdq` needs.
+            unsafe {
+                let out = dst.add(o).cast::<__m512i>();
+                _mm512_stream_si512(out, _mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32::<0>(v)));
+                _mm512_stream_si512(
+                    out.add(1),
+                    _mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32::<1>(v)),
+                );
+                _mm512_stream_si512(
+                    out.add(2),
+                    _mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32::<2>(v)),
+                );
+                _mm512_stream_si512(
+                    out.add(3),
+                    _mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32::<3>(v)),
+                );
+            }
+            i += 64;
+            o += 64;
+        }
+        // Order the non-temporal stores before any later store or the
+        // caller's reads of the output.
+        _mm_sfence();
+    }
     while i < src.len() {
         let left = src.len() - i;
         // SAFETY: `i < src.len()`.
