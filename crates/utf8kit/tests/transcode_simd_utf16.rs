@@ -807,3 +807,56 @@ fn every_unit_kind_at_every_block_offset() {
         }
     }
 }
+
+/// Inputs past the AVX-512 kernel's non-temporal threshold (8 MiB and
+/// output room for as many units): ASCII widened at several output
+/// alignments (aligned head, odd byte addresses that never align), then
+/// a non-ASCII tail, an error after the ASCII, and a buffer one unit
+/// short; every kernel, against std, with a guard after the output.
+#[test]
+fn large_ascii_outputs_at_several_alignments() {
+    const BIG: usize = (8 << 20) + 200;
+    let mut bytes: Vec<u8> = (0..BIG).map(|k| b'!' + (k % 93) as u8).collect();
+    let tail = "é€😀 and more ASCII after it";
+    bytes.extend_from_slice(tail.as_bytes());
+    let units: Vec<u16> = std::str::from_utf8(&bytes)
+        .unwrap()
+        .encode_utf16()
+        .collect();
+    let n = units.len();
+    for kernel in Kernel::available() {
+        for shift in [0, 1, 7, 31] {
+            let mut out = vec![GUARD16; shift + n + 1];
+            let got = t::utf8_to_utf16_with(kernel, &bytes, &mut out[shift..shift + n]);
+            assert_eq!(got, Some(Ok(n)), "{kernel} shift {shift}");
+            assert!(out[shift..shift + n] == units[..], "{kernel} shift {shift}");
+            assert!(out[..shift].iter().all(|&g| g == GUARD16));
+            assert_eq!(out[shift + n], GUARD16, "{kernel}: wrote past the end");
+            let got = t::utf8_to_utf16_with(kernel, &bytes, &mut out[shift..shift + n - 1]);
+            assert_eq!(got, Some(Err(TranscodeError::BufferTooSmall { needed: n })));
+            assert_eq!(
+                out[shift + n - 1],
+                units[n - 1],
+                "{kernel}: wrote past the end"
+            );
+        }
+        // UTF-16LE bytes at an odd address: the output never aligns.
+        let le: Vec<u8> = units.iter().flat_map(|u| u.to_le_bytes()).collect();
+        let mut out = vec![GUARD8; 2 * n + 2];
+        let got = t::utf8_to_utf16le_with(kernel, &bytes, &mut out[1..2 * n + 1]);
+        assert_eq!(got, Some(Ok(2 * n)), "{kernel} odd LE");
+        assert!(out[1..2 * n + 1] == le[..], "{kernel} odd LE");
+        assert_eq!(out[2 * n + 1], GUARD8, "{kernel}: wrote past the end");
+        // An error just after the ASCII prefix.
+        let mut bad = bytes.clone();
+        bad[BIG + 3] = 0xFF;
+        let expected = utf8kit::validate(&bad).unwrap_err();
+        let mut out = vec![0u16; bad.len()];
+        let got = t::utf8_to_utf16_with(kernel, &bad, &mut out);
+        assert_eq!(
+            got,
+            Some(Err(TranscodeError::Invalid(expected))),
+            "{kernel}"
+        );
+    }
+}

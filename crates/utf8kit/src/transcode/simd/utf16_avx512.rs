@@ -85,7 +85,7 @@ pub(crate) fn table(t: &[u8; 64]) -> __m512i {
 /// Swaps the bytes of every 16-bit lane if `BE` (UTF-16BE in memory).
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi2")]
 #[inline]
-fn order16<const BE: bool>(v: __m512i) -> __m512i {
+pub(crate) fn order16<const BE: bool>(v: __m512i) -> __m512i {
     if BE { _mm512_shldi_epi16::<8>(v, v) } else { v }
 }
 
