@@ -645,7 +645,49 @@ pub fn valid_utf8_to_utf16_into(
 /// let n = utf8_to_utf16_into("hé😀".as_bytes(), &mut out).unwrap();
 /// assert_eq!(&out[..n], [0x68, 0xE9, 0xD83D, 0xDE00]);
 /// ```
+#[inline]
 pub fn utf8_to_utf16_into(bytes: &[u8], out: &mut [u16]) -> Result<usize, TranscodeError> {
+    #[cfg(target_arch = "x86_64")]
+    if Engine::detected() == Engine::Avx512 && bytes.len() >= SIMD_MIN_UTF8 {
+        // The fused kernel directly, so that its common end (all of the
+        // input converted, which means it fit) returns `Ok` without going
+        // through a `Result` of the run and `fit`.
+        let cap = out.len();
+        // SAFETY: `Engine::Avx512` is only chosen when the CPU has the
+        // kernel's features; `out` is `2 * cap` writable bytes.
+        let fused = unsafe {
+            utf16_fused_avx512::utf8_to_utf16::<NATIVE_BE>(bytes, out.as_mut_ptr().cast(), cap)
+        };
+        if fused.read == bytes.len() && fused.written != Fused::INVALID {
+            return Ok(fused.written);
+        }
+        return utf8_to_utf16_into_finish(bytes, out, fused);
+    }
+    utf8_to_utf16_into_slow(bytes, out)
+}
+
+/// [`utf8_to_utf16_into`] after the fused kernel stopped early: at an
+/// error, or out of room (the rest is checked and counted).
+#[cfg(target_arch = "x86_64")]
+#[cold]
+#[inline(never)]
+fn utf8_to_utf16_into_finish(
+    bytes: &[u8],
+    out: &mut [u16],
+    fused: Fused,
+) -> Result<usize, TranscodeError> {
+    let capacity = out.len();
+    let result = if fused.written == Fused::INVALID {
+        Err(crate::validate::locate(bytes, fused.read))
+    } else {
+        utf8_to_utf16_full(NATIVE_BE, bytes, out, fused, |u| u)
+    };
+    fit(result, capacity)
+}
+
+/// [`utf8_to_utf16_into`] in full (every engine, every end).
+#[inline(never)]
+fn utf8_to_utf16_into_slow(bytes: &[u8], out: &mut [u16]) -> Result<usize, TranscodeError> {
     let capacity = out.len();
     fit(
         utf8_to_utf16_run(Engine::detected(), NATIVE_BE, bytes, out, |u| u),

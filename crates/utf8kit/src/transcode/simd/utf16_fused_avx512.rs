@@ -137,8 +137,36 @@ fn failed_at(i: usize, flagged: u64) -> usize {
 ///
 /// * The CPU supports the enabled features.
 /// * `dst` is valid for writes of `2 * cap` bytes (`cap` units).
+///
+/// An ASCII input of at most 64 bytes that fits is one straight line here
+/// (a masked load, a test, two masked stores), with no register saved;
+/// everything else goes on in [`utf8_to_utf16_long`].
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi1,bmi2,popcnt")]
 pub(crate) unsafe fn utf8_to_utf16<const BE: bool>(src: &[u8], dst: *mut u8, cap: usize) -> Fused {
+    let len = src.len();
+    if len <= 64 && len <= cap {
+        let lanes = _bzhi_u64(u64::MAX, len as u32);
+        // SAFETY: `lanes` enables only the `len` bytes of `src`;
+        // masked-off lanes are not read.
+        let v = unsafe { _mm512_maskz_loadu_epi8(lanes, src.as_ptr().cast()) };
+        if _mm512_movepi8_mask(v) == 0 {
+            // SAFETY: `len <= cap` units at `dst` are writable.
+            unsafe { widen::<BE, true>(v, dst, len) };
+            return Fused::done(len, len);
+        }
+    }
+    // SAFETY: as this function's contract.
+    unsafe { utf8_to_utf16_long::<BE>(src, dst, cap) }
+}
+
+/// [`utf8_to_utf16`] past its short ASCII line.
+///
+/// # Safety
+///
+/// * As [`utf8_to_utf16`].
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi1,bmi2,popcnt")]
+#[inline(never)]
+unsafe fn utf8_to_utf16_long<const BE: bool>(src: &[u8], dst: *mut u8, cap: usize) -> Fused {
     let len = src.len();
     let ptr = src.as_ptr();
     let mut i = 0;
