@@ -860,3 +860,41 @@ fn large_ascii_outputs_at_several_alignments() {
         );
     }
 }
+
+/// ASCII inputs long enough for the AVX-512 kernel to align its output
+/// first (512 bytes and more), at every output alignment, with and without
+/// a non-ASCII character early (inside the aligning head) or later, into
+/// exact buffers and one unit short, guard units around the output.
+#[test]
+fn ascii_outputs_at_every_alignment() {
+    for len in [511, 512, 513, 700, 1024, 4096 + 33] {
+        for bad in [None, Some(3), Some(40), Some(300)] {
+            let mut s: String = (0..len)
+                .map(|k| char::from(b'!' + (k % 93) as u8))
+                .collect();
+            if let Some(b) = bad {
+                s.replace_range(b..b + 1, "é");
+            }
+            let bytes = s.as_bytes();
+            let units: Vec<u16> = s.encode_utf16().collect();
+            let n = units.len();
+            for kernel in Kernel::available() {
+                for shift in 0..32 {
+                    let mut out = vec![GUARD16; shift + n + 1];
+                    let got = t::utf8_to_utf16_with(kernel, bytes, &mut out[shift..shift + n]);
+                    assert_eq!(got, Some(Ok(n)), "{kernel} {len} {bad:?} shift {shift}");
+                    assert!(out[shift..shift + n] == units[..], "{kernel} shift {shift}");
+                    assert!(out[..shift].iter().all(|&g| g == GUARD16));
+                    assert_eq!(out[shift + n], GUARD16, "{kernel}: wrote past the end");
+                    let mut out = vec![GUARD16; shift + n];
+                    let got = t::utf8_to_utf16_with(kernel, bytes, &mut out[shift..shift + n - 1]);
+                    assert_eq!(got, Some(Err(TranscodeError::BufferTooSmall { needed: n })));
+                    assert_eq!(out[shift + n - 1], GUARD16, "{kernel}: wrote past the end");
+                }
+            }
+            let mut bad_bytes = bytes.to_vec();
+            bad_bytes[len / 2] = 0xFF;
+            check_utf8(&bad_bytes);
+        }
+    }
+}

@@ -174,6 +174,22 @@ unsafe fn utf8_to_utf16_long<const BE: bool>(src: &[u8], dst: *mut u8, cap: usiz
     if len >= STREAM_MIN && cap >= STREAM_MIN {
         // SAFETY: as this function's contract.
         i = unsafe { ascii_stream::<BE>(src, dst, cap) };
+    } else if len >= ALIGN_MIN {
+        // Units up to the output's next 64-byte boundary, so that the
+        // 64-byte stores of the ASCII blocks after them each fill one
+        // cache line rather than straddle two.
+        let head = (64 - dst as usize % 64) % 64 / 2;
+        if head > 0 && head <= cap {
+            let lanes = _bzhi_u64(u64::MAX, head as u32);
+            // SAFETY: `head < 32 < len`: the mask enables readable bytes
+            // only.
+            let v = unsafe { _mm512_maskz_loadu_epi8(lanes, ptr.cast()) };
+            if _mm512_movepi8_mask(v) == 0 {
+                // SAFETY: `head <= cap` units at `dst` are writable.
+                unsafe { widen::<BE, true>(v, dst, head) };
+                i = head;
+            }
+        }
     }
     // Two blocks per step, then one.
     while len - i >= 128 && cap - i >= 128 {
@@ -233,6 +249,10 @@ unsafe fn utf8_to_utf16_long<const BE: bool>(src: &[u8], dst: *mut u8, cap: usiz
 /// 16 MiB and more, past the caches) widen their leading ASCII with
 /// aligned non-temporal stores ([`ascii_stream`]).
 pub(crate) const STREAM_MIN: usize = 8 << 20;
+
+/// Inputs at least this long (and shorter than [`STREAM_MIN`]) first align
+/// the output for the ASCII stores.
+const ALIGN_MIN: usize = 512;
 
 /// Widens the ASCII prefix of `src` to `dst` with non-temporal stores to
 /// whole cache lines, as far as it goes in whole 64-byte blocks (after a
