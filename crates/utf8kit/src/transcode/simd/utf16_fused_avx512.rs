@@ -276,7 +276,7 @@ pub(crate) unsafe fn ascii_stream<const BE: bool>(src: &[u8], dst: *mut u8, cap:
     // 2-byte aligned, so this is exact there; an odd `dst` never aligns
     // and keeps to the ordinary stores).
     let head = (64 - dst as usize % 64) % 64;
-    if head % 2 != 0 {
+    if !head.is_multiple_of(2) {
         return 0;
     }
     let head = head / 2;
