@@ -26,6 +26,26 @@ fn std_utf16(bytes: &[u8]) -> Result<Vec<u16>, (usize, Option<usize>)> {
 /// Checks every UTF-8 → UTF-16/UTF-32 flavour under every kernel on `bytes`.
 fn check_utf8(bytes: &[u8]) {
     let want = std_utf16(bytes);
+    // The dispatched public function (which calls the fused kernel
+    // directly on AVX-512) agrees with the detected kernel forced, into
+    // buffers of every telling size, writing nothing past them.
+    let need = want.as_ref().map_or(bytes.len(), Vec::len);
+    for cap in [need, need.saturating_sub(1), need / 2, need + 3] {
+        let mut a = vec![GUARD16; cap + 1];
+        let mut b = vec![GUARD16; cap + 1];
+        let got = t::utf8_to_utf16_into(bytes, &mut a[..cap]);
+        let forced = t::utf8_to_utf16_with(Kernel::detected(), bytes, &mut b[..cap]);
+        assert_eq!(
+            Some(got),
+            forced,
+            "dispatch, {} bytes, cap {cap}",
+            bytes.len()
+        );
+        assert_eq!(a[cap], GUARD16, "dispatch wrote past the end");
+        if let Ok(n) = got {
+            assert_eq!(a[..n], b[..n]);
+        }
+    }
     let chars: Option<Vec<u32>> = std::str::from_utf8(bytes)
         .ok()
         .map(|s| s.chars().map(u32::from).collect());
