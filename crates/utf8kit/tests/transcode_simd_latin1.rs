@@ -596,3 +596,86 @@ proptest! {
         }
     }
 }
+
+/// The large-input path (8 MiB and more: the ASCII prefix copied with
+/// aligned non-temporal stores): inputs just past the threshold, the
+/// output at several misalignments, a non-ASCII character early, in the
+/// middle and late, exact buffers with a guard after them, and one short.
+#[test]
+fn large_inputs_stream() {
+    const LEN: usize = (8 << 20) + 100;
+    let ascii = ascii_text(LEN);
+    for pos in [None, Some(10), Some(70), Some(LEN / 2 + 3), Some(LEN - 5)] {
+        // Latin-1 → UTF-8: `é` (E9) at `pos`.
+        let mut latin1 = ascii.clone();
+        let mut want = ascii.clone();
+        if let Some(p) = pos {
+            latin1[p] = 0xE9;
+            want.splice(p..p + 1, [0xC3, 0xA9]);
+        }
+        let n = want.len();
+        // UTF-8 → Latin-1: the same `é`, and `€` (not Latin-1) instead.
+        let mut euro = ascii.clone();
+        if let Some(p) = pos {
+            euro.splice(p..p + 1, "€".bytes());
+        }
+        for kernel in Kernel::available() {
+            for mis in [0usize, 1, 7, 31] {
+                let mut buf = vec![GUARD; n + 64 + 1];
+                let shift = (mis + 64 - buf.as_ptr() as usize % 64) % 64;
+                let ctx = || format!("{kernel}, non-ASCII at {pos:?}, output at +{mis}");
+                let out = &mut buf[shift..shift + n];
+                assert_eq!(
+                    t::latin1_to_utf8_with(kernel, &latin1, out),
+                    Some(Ok(n)),
+                    "{}",
+                    ctx()
+                );
+                assert!(buf[shift..shift + n] == want[..], "{}", ctx());
+                assert!(past_is_guard(&buf[..shift], GUARD), "{}", ctx());
+                assert!(past_is_guard(&buf[shift + n..], GUARD), "{}", ctx());
+                buf.fill(GUARD2);
+                let m = latin1.len();
+                let out = &mut buf[shift..shift + m];
+                assert_eq!(
+                    t::utf8_to_latin1_with(kernel, &want, out),
+                    Some(Ok(m)),
+                    "{}",
+                    ctx()
+                );
+                assert!(buf[shift..shift + m] == latin1[..], "{}", ctx());
+                assert!(past_is_guard(&buf[..shift], GUARD2), "{}", ctx());
+                assert!(past_is_guard(&buf[shift + m..], GUARD2), "{}", ctx());
+                if let Some(p) = pos {
+                    let out = &mut buf[shift..shift + euro.len()];
+                    let got = t::utf8_to_latin1_with(kernel, &euro, out);
+                    assert_eq!(
+                        got,
+                        Some(Err(TranscodeError::Invalid(Latin1Error::Unrepresentable {
+                            offset: p,
+                            ch: '€'
+                        }))),
+                        "{}",
+                        ctx()
+                    );
+                }
+            }
+            // Short by one: the exact need, nothing written past the slice.
+            let mut small = vec![GUARD; n];
+            assert_eq!(
+                t::latin1_to_utf8_with(kernel, &latin1, &mut small[..n - 1]),
+                Some(Err(TranscodeError::BufferTooSmall { needed: n })),
+                "{kernel}, non-ASCII at {pos:?}"
+            );
+            assert_eq!(small[n - 1], GUARD);
+            let m = latin1.len();
+            let mut small = vec![GUARD; m];
+            assert_eq!(
+                t::utf8_to_latin1_with(kernel, &want, &mut small[..m - 1]),
+                Some(Err(TranscodeError::BufferTooSmall { needed: m })),
+                "{kernel}, non-ASCII at {pos:?}"
+            );
+            assert_eq!(small[m - 1], GUARD);
+        }
+    }
+}

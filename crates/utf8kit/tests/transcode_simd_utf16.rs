@@ -918,3 +918,64 @@ fn ascii_outputs_at_every_alignment() {
         }
     }
 }
+
+/// UTF-16 → UTF-8 past the large-input threshold (8 Mi units: the ASCII
+/// prefix narrowed with aligned non-temporal stores): the output at
+/// several misalignments, a non-ASCII character (or an unpaired surrogate)
+/// early, in the middle and late, exact buffers with guards on both sides,
+/// and one short by a byte.
+#[test]
+fn large_utf16_to_utf8_stream() {
+    const LEN: usize = (8 << 20) + 100;
+    let ascii: Vec<u16> = (0..LEN as u32)
+        .map(|k| u16::from(b' ') + (k % 90) as u16)
+        .collect();
+    for pos in [None, Some(10), Some(70), Some(LEN / 2 + 3), Some(LEN - 5)] {
+        for bad in [0xE9u16, 0xD800] {
+            let mut units = ascii.clone();
+            if let Some(p) = pos {
+                units[p] = bad;
+            } else if bad != 0xE9 {
+                continue;
+            }
+            let want = String::from_utf16(&units).ok();
+            let n = String::from_utf16_lossy(&units).len();
+            let be: Vec<u8> = units.iter().flat_map(|u| u.to_be_bytes()).collect();
+            let mut scalar_out = vec![0u8; n];
+            let scalar = t::utf16_to_utf8_with(Kernel::Scalar, &units, &mut scalar_out);
+            for kernel in Kernel::available() {
+                for mis in [0usize, 1, 7, 31] {
+                    let ctx = || format!("{kernel}, {bad:04X} at {pos:?}, output at +{mis}");
+                    let mut buf = vec![GUARD8; n + 64 + 1];
+                    let shift = (mis + 64 - buf.as_ptr() as usize % 64) % 64;
+                    let got = t::utf16_to_utf8_with(kernel, &units, &mut buf[shift..shift + n]);
+                    assert_eq!(got, scalar, "{}", ctx());
+                    if let Some(s) = &want {
+                        assert_eq!(got, Some(Ok(n)), "{}", ctx());
+                        assert!(&buf[shift..shift + n] == s.as_bytes(), "{}", ctx());
+                    }
+                    assert!(buf[..shift].iter().all(|&g| g == GUARD8), "{}", ctx());
+                    assert!(buf[shift + n..].iter().all(|&g| g == GUARD8), "{}", ctx());
+                    if mis == 7 {
+                        buf.fill(GUARD8);
+                        let got = t::utf16be_to_utf8_with(kernel, &be, &mut buf[shift..shift + n]);
+                        assert_eq!(got, scalar, "{} BE", ctx());
+                        if let Some(s) = &want {
+                            assert!(&buf[shift..shift + n] == s.as_bytes(), "{} BE", ctx());
+                        }
+                        assert!(buf[shift + n..].iter().all(|&g| g == GUARD8), "{}", ctx());
+                    }
+                }
+                if want.is_some() {
+                    let mut small = vec![GUARD8; n];
+                    assert_eq!(
+                        t::utf16_to_utf8_with(kernel, &units, &mut small[..n - 1]),
+                        Some(Err(TranscodeError::BufferTooSmall { needed: n })),
+                        "{kernel}, at {pos:?}"
+                    );
+                    assert_eq!(small[n - 1], GUARD8);
+                }
+            }
+        }
+    }
+}
