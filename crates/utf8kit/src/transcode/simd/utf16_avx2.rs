@@ -410,13 +410,6 @@ pub(crate) unsafe fn utf16_to_utf8<const BE: bool>(
 ) -> Stop {
     let mut i = 0;
     let mut o = 0;
-    let stop = |i, o, window_end| Stop {
-        progress: Progress {
-            read: i,
-            written: o,
-        },
-        window_end,
-    };
     let not_ascii = _mm256_set1_epi16(0xFF80u16 as i16);
     // Invariants: `i <= len`, `o <= cap`.
     while len - i >= 16 && cap - o >= ROOM8 {
@@ -482,12 +475,12 @@ pub(crate) unsafe fn utf16_to_utf8<const BE: bool>(
                     0xD800..=0xDBFF if k + 1 < end => {
                         let low = unit(k + 1);
                         if !(0xDC00..0xE000).contains(&low) {
-                            return stop(i, o, Some(end));
+                            return Stop::new(i, o, Some(end));
                         }
                         k += 1;
                         0x10000 + ((u32::from(u) - 0xD800) << 10) + (u32::from(low) - 0xDC00)
                     }
-                    0xD800..=0xDFFF => return stop(i, o, Some(end)),
+                    0xD800..=0xDFFF => return Stop::new(i, o, Some(end)),
                     _ => u32::from(u),
                 };
                 w += crate::transcode::step::put_utf8(room, w, cp);
@@ -511,7 +504,7 @@ pub(crate) unsafe fn utf16_to_utf8<const BE: bool>(
         }
         i += 16;
     }
-    stop(i, o, None)
+    Stop::new(i, o, None)
 }
 
 /// The number of UTF-16 units `bytes` converts to if valid, as the scalar

@@ -410,6 +410,17 @@ pub(crate) struct Stop {
     pub(crate) window_end: Option<usize>,
 }
 
+impl Stop {
+    /// Stopped after `read` units and `written` bytes, at `window_end`.
+    #[inline(always)]
+    pub(crate) fn new(read: usize, written: usize, window_end: Option<usize>) -> Stop {
+        Stop {
+            progress: Progress { read, written },
+            window_end,
+        }
+    }
+}
+
 /// `vpmultishiftqb` controls: in each 32-bit lane, bytes `cp >> 18`,
 /// `cp >> 12`, `cp >> 6`, `cp` (from the lane's own bits).
 pub(crate) static MULTISHIFT: [u8; 64] = {
@@ -513,13 +524,6 @@ pub(crate) unsafe fn utf16_to_utf8<const BE: bool>(
 ) -> Stop {
     let mut i = 0;
     let mut o = 0;
-    let stop = |i, o, window_end| Stop {
-        progress: Progress {
-            read: i,
-            written: o,
-        },
-        window_end,
-    };
     if len >= STREAM_MIN && cap >= STREAM_MIN {
         // SAFETY: the caller's contract.
         i = unsafe { ascii_stream::<BE>(src, len, dst, cap) };
@@ -534,7 +538,7 @@ pub(crate) unsafe fn utf16_to_utf8<const BE: bool>(
                 i += read;
                 o += written;
             }
-            Step::Unpaired(end) => return stop(i, o, Some(i + end)),
+            Step::Unpaired(end) => return Stop::new(i, o, Some(i + end)),
             Step::Full => break,
         }
     }
@@ -546,11 +550,11 @@ pub(crate) unsafe fn utf16_to_utf8<const BE: bool>(
                 i += read;
                 o += written;
             }
-            Step::Unpaired(end) => return stop(i, o, Some(i + end)),
+            Step::Unpaired(end) => return Stop::new(i, o, Some(i + end)),
             Step::Full => break,
         }
     }
-    stop(i, o, None)
+    Stop::new(i, o, None)
 }
 
 /// Inputs of at least this many units (and outputs of as many bytes, past
