@@ -560,7 +560,7 @@ pub(crate) unsafe fn utf16_to_utf8<const BE: bool>(
 /// Inputs of at least this many units (and outputs of as many bytes, past
 /// the caches) narrow their leading ASCII with aligned non-temporal stores
 /// ([`ascii_stream`]).
-pub(crate) const STREAM_MIN: usize = 8 << 20;
+const STREAM_MIN: usize = 8 << 20;
 
 /// Narrows the ASCII prefix of the `len` units at `src` (little-endian
 /// bytes, or big-endian if `BE`) to bytes at `dst` with non-temporal stores
@@ -580,7 +580,7 @@ pub(crate) const STREAM_MIN: usize = 8 << 20;
 /// * `dst` is valid for writes of `cap` bytes.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi1,bmi2,popcnt")]
 #[inline(never)]
-pub(crate) unsafe fn ascii_stream<const BE: bool>(
+unsafe fn ascii_stream<const BE: bool>(
     src: *const u8,
     len: usize,
     dst: *mut u8,

@@ -248,7 +248,7 @@ unsafe fn utf8_to_utf16_long<const BE: bool>(src: &[u8], dst: *mut u8, cap: usiz
 /// Inputs and outputs of at least this many bytes and units (an output of
 /// 16 MiB and more, past the caches) widen their leading ASCII with
 /// aligned non-temporal stores ([`ascii_stream`]).
-pub(crate) const STREAM_MIN: usize = 8 << 20;
+const STREAM_MIN: usize = 8 << 20;
 
 /// Inputs at least this long (and shorter than [`STREAM_MIN`]) first align
 /// the output for the ASCII stores.
@@ -269,7 +269,7 @@ const ALIGN_MIN: usize = 512;
 /// * `dst` is valid for writes of `2 * cap` bytes.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi1,bmi2,popcnt")]
 #[inline(never)]
-pub(crate) unsafe fn ascii_stream<const BE: bool>(src: &[u8], dst: *mut u8, cap: usize) -> usize {
+unsafe fn ascii_stream<const BE: bool>(src: &[u8], dst: *mut u8, cap: usize) -> usize {
     let len = src.len();
     let ptr = src.as_ptr();
     // Units up to the output's next 64-byte boundary (a `u16` output is
