@@ -240,12 +240,10 @@ fn utf8_to_utf16_run<T: Unit16>(
                     utf16_fused_avx512::utf8_to_utf16::<false>(src, ptr, cap)
                 }
             };
-            if fused.written == Fused::INVALID {
-                Err(crate::validate::locate(src, fused.read))
-            } else if fused.read == src.len() {
+            if fused.read == src.len() && fused.written != Fused::INVALID {
                 Ok(fused.written)
             } else {
-                utf8_to_utf16_full(be, src, dst, fused, unit)
+                utf8_to_utf16_after_fused(be, src, dst, fused, unit)
             }
         }
         #[cfg(target_arch = "x86_64")]
@@ -292,20 +290,23 @@ fn utf8_to_utf16_scalar_out_of_line<T>(
     utf8_to_utf16_scalar(src, dst, unit)
 }
 
-/// Finishes [`utf8_to_utf16_run`] after the fused kernel ran out of room at
-/// `p` (`src[..p.read]` valid and converted): checks the rest (an error
-/// there is the input's error), converts what still fits and counts the
-/// units of the rest.
+/// Finishes [`utf8_to_utf16_run`] after the fused kernel stopped early at
+/// `p`. At an error, locates it exactly. Out of room (`src[..p.read]` valid
+/// and converted): checks the rest (an error there is the input's error),
+/// converts what still fits and counts the units of the rest.
 #[cfg(target_arch = "x86_64")]
 #[cold]
 #[inline(never)]
-fn utf8_to_utf16_full<T: Unit16>(
+fn utf8_to_utf16_after_fused<T: Unit16>(
     be: bool,
     src: &[u8],
     dst: &mut [T],
     p: Fused,
     unit: impl Fn(u16) -> T,
 ) -> Result<usize, Utf8Error> {
+    if p.written == Fused::INVALID {
+        return Err(crate::validate::locate(src, p.read));
+    }
     let rest = src.get(p.read..).unwrap_or_default();
     // `p.read` is a character boundary after valid UTF-8, so the input's
     // first error is the rest's, moved by `p.read`.
@@ -666,8 +667,8 @@ pub fn utf8_to_utf16_into(bytes: &[u8], out: &mut [u16]) -> Result<usize, Transc
     utf8_to_utf16_into_slow(bytes, out)
 }
 
-/// [`utf8_to_utf16_into`] after the fused kernel stopped early: at an
-/// error, or out of room (the rest is checked and counted).
+/// [`utf8_to_utf16_into`] after the fused kernel stopped early (out of the
+/// hot function, as [`utf8_to_utf16_into_slow`]).
 #[cfg(target_arch = "x86_64")]
 #[cold]
 #[inline(never)]
@@ -677,12 +678,10 @@ fn utf8_to_utf16_into_finish(
     fused: Fused,
 ) -> Result<usize, TranscodeError> {
     let capacity = out.len();
-    let result = if fused.written == Fused::INVALID {
-        Err(crate::validate::locate(bytes, fused.read))
-    } else {
-        utf8_to_utf16_full(NATIVE_BE, bytes, out, fused, |u| u)
-    };
-    fit(result, capacity)
+    fit(
+        utf8_to_utf16_after_fused(NATIVE_BE, bytes, out, fused, |u| u),
+        capacity,
+    )
 }
 
 /// [`utf8_to_utf16_into`] in full (every engine, every end).
