@@ -5,9 +5,9 @@
 //! # Shape
 //!
 //! Every public function is a thin, safe wrapper over a private kernel. The
-//! kernels here are scalar (an ASCII fast path a word at a time, then one
-//! character per step); SIMD kernels can be slotted in behind the same
-//! wrappers without changing any signature or result.
+//! scalar kernels (an ASCII fast path a word at a time, then one character
+//! per step) define every result; the SIMD kernels (`simd`) do the bulk
+//! behind the same wrappers, and the scalar kernels finish where they stop.
 //!
 //! A kernel reads the whole input, writes what fits into the output slice it
 //! is given, and returns the exact length the complete output needs, or the

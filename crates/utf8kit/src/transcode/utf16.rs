@@ -131,9 +131,9 @@ fn utf16_to_utf8_scalar<S: Copy, const LOSSY: bool>(
     Ok(o)
 }
 
-/// Inputs shorter than this go to the scalar kernels alone (a SIMD step
-/// needs 64 bytes or 33 units).
-const SIMD_MIN: usize = 64;
+/// The length functions ([`utf16_len_by`], [`utf8_len_by`]) count inputs
+/// shorter than this (bytes or units) with the scalar code alone.
+const SIMD_MIN_LEN: usize = 64;
 
 /// UTF-16 inputs shorter than this are converted to UTF-8 by the scalar
 /// kernel alone; from here on the SIMD kernel (which, like the UTF-8 one,
@@ -215,9 +215,10 @@ fn valid_utf8_to_utf16_run<T: Unit16>(
 /// UTF-8 → UTF-16, validating, by `engine`.
 ///
 /// With the AVX-512 transcoder, one pass validates and converts
-/// (`utf16_fused_avx512`); otherwise the scalar kernel does both. (Only
-/// [`Kernel::Avx512`] maps to [`Engine::Avx512`], so the engine says which
-/// validation kernel a forced call asked for.)
+/// (`utf16_fused_avx512`); with the AVX2 one, [`utf8_to_utf16_two_pass`];
+/// otherwise the scalar kernel does both. (Only [`Kernel::Avx512`] maps to
+/// [`Engine::Avx512`], so the engine says which validation kernel a forced
+/// call asked for.)
 #[inline]
 fn utf8_to_utf16_run<T: Unit16>(
     engine: Engine,
@@ -372,13 +373,13 @@ fn utf16_len_by(engine: Engine, bytes: &[u8]) -> usize {
         #[cfg(target_arch = "x86_64")]
         // SAFETY: `Engine::Avx512` is only chosen when the CPU has the
         // kernel's features.
-        Engine::Avx512 if bytes.len() >= SIMD_MIN => unsafe {
+        Engine::Avx512 if bytes.len() >= SIMD_MIN_LEN => unsafe {
             utf16_len_avx512::utf16_len_from_utf8(bytes)
         },
         #[cfg(target_arch = "x86_64")]
         // SAFETY: `Engine::Avx2` is only chosen when the CPU has the
         // kernel's features.
-        Engine::Avx2 if bytes.len() >= SIMD_MIN => unsafe {
+        Engine::Avx2 if bytes.len() >= SIMD_MIN_LEN => unsafe {
             utf16_avx2::utf16_len_from_utf8(bytes)
         },
         _ => utf16_len_from_utf8(bytes),
@@ -390,7 +391,7 @@ fn utf16_len_by(engine: Engine, bytes: &[u8]) -> usize {
 fn utf8_len_by<S: Unit16>(engine: Engine, be: bool, src: &[S], unit: impl Fn(S) -> u16) -> usize {
     let (read, n) = match engine {
         #[cfg(target_arch = "x86_64")]
-        Engine::Avx512 if src.len() >= SIMD_MIN => {
+        Engine::Avx512 if src.len() >= SIMD_MIN_LEN => {
             let (ptr, len) = (src.as_ptr().cast::<u8>(), src.len());
             // SAFETY: the CPU has the kernel's features (as above); `src`
             // is `2 * len` readable bytes.
@@ -403,7 +404,7 @@ fn utf8_len_by<S: Unit16>(engine: Engine, be: bool, src: &[S], unit: impl Fn(S) 
             }
         }
         #[cfg(target_arch = "x86_64")]
-        Engine::Avx2 if src.len() >= SIMD_MIN => {
+        Engine::Avx2 if src.len() >= SIMD_MIN_LEN => {
             let (ptr, len) = (src.as_ptr().cast::<u8>(), src.len());
             // SAFETY: as above, for `Engine::Avx2`.
             unsafe {

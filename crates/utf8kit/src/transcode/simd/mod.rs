@@ -4,8 +4,9 @@
 //! a block would not fit (near the end of the input or of the output) or
 //! needs care they leave to the scalar kernels (unpaired surrogates); the
 //! wrappers in the parent module finish with the scalar kernel from there.
-//! So the SIMD code only ever sees whole blocks of room, and every result is
-//! the scalar kernel's result.
+//! Most AVX-512 kernels also finish the input themselves with masked loads
+//! and stores that touch exactly the bytes they may. Either way every
+//! result is the scalar kernel's result.
 //!
 //! One kernel also validates: `utf16_fused_avx512` checks UTF-8 with the
 //! validator's lookup rules in the same loop that converts it to UTF-16,
