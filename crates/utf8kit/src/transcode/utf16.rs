@@ -248,21 +248,18 @@ fn utf8_to_utf16_run<T: Unit16>(
             }
         }
         #[cfg(target_arch = "x86_64")]
-        Engine::Avx2 if src.len() >= SIMD_MIN_UTF8 => {
-            utf8_to_utf16_two_pass(Kernel::Avx2, engine, be, src, dst, unit)
-        }
+        Engine::Avx2 if src.len() >= SIMD_MIN_UTF8 => utf8_to_utf16_two_pass(be, src, dst, unit),
         _ => utf8_to_utf16_scalar_out_of_line(src, dst, unit),
     }
 }
 
-/// UTF-8 → UTF-16 for an engine without a fused kernel: `kernel` validates
-/// a chunk, then `engine` converts it without checks, so the conversion
-/// reads bytes the validator just brought into L1.
+/// UTF-8 → UTF-16 by the AVX2 engine, which has no fused kernel: the AVX2
+/// validator checks a chunk, then the AVX2 transcoder converts it without
+/// checks, so the conversion reads bytes the validator just brought into
+/// L1.
 #[cfg(target_arch = "x86_64")]
 #[inline(never)]
 fn utf8_to_utf16_two_pass<T: Unit16>(
-    kernel: Kernel,
-    engine: Engine,
     be: bool,
     src: &[u8],
     dst: &mut [T],
@@ -271,10 +268,10 @@ fn utf8_to_utf16_two_pass<T: Unit16>(
     let mut start = 0;
     let mut o = 0;
     while let Some(rest) = src.get(start..).filter(|r| !r.is_empty()) {
-        let len = next_valid_chunk(kernel, rest).map_err(|e| e.offset_by(start))?;
+        let len = next_valid_chunk(Kernel::Avx2, rest).map_err(|e| e.offset_by(start))?;
         let chunk = rest.get(..len).unwrap_or_default();
         let out = dst.get_mut(o..).unwrap_or_default();
-        o += valid_utf8_to_utf16_run(engine, be, chunk, out, &unit);
+        o += valid_utf8_to_utf16_run(Engine::Avx2, be, chunk, out, &unit);
         start += len;
     }
     Ok(o)
