@@ -82,9 +82,9 @@ impl Engine {
     pub(crate) fn for_kernel(kernel: Kernel) -> Engine {
         match kernel {
             #[cfg(target_arch = "x86_64")]
-            Kernel::Avx512 if avx512_transcode() => Engine::Avx512,
+            Kernel::Avx512 if transcoders() & AVX512 != 0 => Engine::Avx512,
             #[cfg(target_arch = "x86_64")]
-            Kernel::Avx512 | Kernel::Avx2 if avx2_transcode() => Engine::Avx2,
+            Kernel::Avx512 | Kernel::Avx2 if transcoders() & AVX2 != 0 => Engine::Avx2,
             _ => Engine::Scalar,
         }
     }
@@ -107,7 +107,7 @@ impl Engine {
 }
 
 /// [`Engine::detected`]'s cache: 0 before the first call, 1 scalar, 2
-/// AVX-512, 3 AVX2 (`Relaxed`, as [`AVX512_TRANSCODE`]).
+/// AVX-512, 3 AVX2 (`Relaxed`, as [`TRANSCODERS`]).
 #[cfg(target_arch = "x86_64")]
 static DETECTED_ENGINE: AtomicU8 = AtomicU8::new(0);
 
@@ -125,28 +125,39 @@ fn detect_engine() -> Engine {
     engine
 }
 
-/// Whether the CPU has what the AVX-512 transcoders use, asked once and
-/// cached (asking for eight CPU features on every call costs more than
-/// converting a short string): 0 before the first call, 1 no, 2 yes. Every
-/// thread computes the same value, so `Relaxed` is enough: a race only
-/// means asking twice.
+/// Which transcoders the CPU has what it takes for, asked once and cached
+/// (asking for eight CPU features on every call costs more than converting
+/// a short string): 0 before the first call, then [`KNOWN`] with
+/// [`AVX512`] and [`AVX2`] as they apply. Every thread computes the same
+/// value, so `Relaxed` is enough: a race only means asking twice.
 #[cfg(target_arch = "x86_64")]
-static AVX512_TRANSCODE: AtomicU8 = AtomicU8::new(0);
+static TRANSCODERS: AtomicU8 = AtomicU8::new(0);
+
+/// [`TRANSCODERS`] has been computed.
+#[cfg(target_arch = "x86_64")]
+const KNOWN: u8 = 1;
+/// The CPU has what the AVX-512 transcoders use.
+#[cfg(target_arch = "x86_64")]
+const AVX512: u8 = 2;
+/// The CPU has what the AVX2 transcoders use.
+#[cfg(target_arch = "x86_64")]
+const AVX2: u8 = 4;
 
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-fn avx512_transcode() -> bool {
-    match AVX512_TRANSCODE.load(Ordering::Relaxed) {
-        0 => detect_avx512_transcode(),
-        n => n == 2,
+fn transcoders() -> u8 {
+    match TRANSCODERS.load(Ordering::Relaxed) {
+        0 => detect_transcoders(),
+        bits => bits,
     }
 }
 
 #[cfg(target_arch = "x86_64")]
 #[cold]
 #[inline(never)]
-fn detect_avx512_transcode() -> bool {
-    let yes = has!(
+fn detect_transcoders() -> u8 {
+    let mut bits = KNOWN;
+    if has!(
         "avx512f",
         "avx512bw",
         "avx512vl",
@@ -155,32 +166,14 @@ fn detect_avx512_transcode() -> bool {
         "bmi1",
         "bmi2",
         "popcnt"
-    );
-    AVX512_TRANSCODE.store(if yes { 2 } else { 1 }, Ordering::Relaxed);
-    yes
-}
-
-/// Whether the CPU has what the AVX2 transcoders use, cached as
-/// [`AVX512_TRANSCODE`] is.
-#[cfg(target_arch = "x86_64")]
-static AVX2_TRANSCODE: AtomicU8 = AtomicU8::new(0);
-
-#[cfg(target_arch = "x86_64")]
-#[inline(always)]
-fn avx2_transcode() -> bool {
-    match AVX2_TRANSCODE.load(Ordering::Relaxed) {
-        0 => detect_avx2_transcode(),
-        n => n == 2,
+    ) {
+        bits |= AVX512;
     }
-}
-
-#[cfg(target_arch = "x86_64")]
-#[cold]
-#[inline(never)]
-fn detect_avx2_transcode() -> bool {
-    let yes = has!("avx2", "bmi1", "bmi2", "popcnt");
-    AVX2_TRANSCODE.store(if yes { 2 } else { 1 }, Ordering::Relaxed);
-    yes
+    if has!("avx2", "bmi1", "bmi2", "popcnt") {
+        bits |= AVX2;
+    }
+    TRANSCODERS.store(bits, Ordering::Relaxed);
+    bits
 }
 
 /// How far a kernel got: input elements read and output elements written.
