@@ -143,6 +143,13 @@ const AVX512: u8 = 2;
 #[cfg(target_arch = "x86_64")]
 const AVX2: u8 = 4;
 
+/// Whether the CPU has what the AVX-512 transcoders use (for the kernels'
+/// own tests).
+#[cfg(all(target_arch = "x86_64", test, feature = "std"))]
+fn avx512_transcode() -> bool {
+    transcoders() & AVX512 != 0
+}
+
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
 fn transcoders() -> u8 {

@@ -875,23 +875,12 @@ mod tests {
     use super::*;
     use std::vec;
 
-    fn supported() -> bool {
-        std::is_x86_feature_detected!("avx512f")
-            && std::is_x86_feature_detected!("avx512bw")
-            && std::is_x86_feature_detected!("avx512vl")
-            && std::is_x86_feature_detected!("avx512vbmi")
-            && std::is_x86_feature_detected!("avx512vbmi2")
-            && std::is_x86_feature_detected!("bmi1")
-            && std::is_x86_feature_detected!("bmi2")
-            && std::is_x86_feature_detected!("popcnt")
-    }
-
     /// Invalid input the wrappers never pass (they validate first) still
     /// keeps every store inside the room: runs of 4-byte leads without
     /// their continuation bytes would make up to 2 units per byte.
     #[test]
     fn invalid_four_byte_leads_stay_inside_the_room() {
-        if !supported() {
+        if !super::super::avx512_transcode() {
             return;
         }
         const GUARD: u8 = 0xA5;
