@@ -1,4 +1,6 @@
-//! AVX2 UTF-8 → UTF-16 (input known to be valid).
+//! AVX2 UTF-8 ⇄ UTF-16, and the output lengths of both.
+//!
+//! # UTF-8 → UTF-16 (input known to be valid)
 //!
 //! A step looks at 32 bytes. An all-ASCII block widens to 32 units with two
 //! `vpmovzxbw`. Otherwise the step converts the characters that start in
@@ -27,10 +29,10 @@
 //! ASCII too) narrow with `vpackuswb`. A block with a surrogate (and the
 //! unit after it if it ends with the high half of a pair) is encoded with
 //! scalar code if its surrogates are paired, else left to the scalar
-//! kernel, which reports or replaces the unpaired one. Otherwise each unit is widened to a 32-bit lane that gets
-//! its 1-, 2- or 3-byte encoding from its low byte on, and each four lanes
-//! are packed by a `pshufb` from a table indexed by which lanes have 2 and
-//! which 3 bytes.
+//! kernel, which reports or replaces the unpaired one. Otherwise each unit
+//! is widened to a 32-bit lane that gets its 1-, 2- or 3-byte encoding from
+//! its low byte on, and each four lanes are packed by a `pshufb` from a
+//! table indexed by which lanes have 2 and which 3 bytes.
 
 use super::Progress;
 use core::arch::x86_64::*;
