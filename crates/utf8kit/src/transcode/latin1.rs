@@ -16,7 +16,7 @@ use super::count::{count_non_continuation, utf8_len_from_latin1_scalar};
 #[cfg(target_arch = "x86_64")]
 use super::simd::latin1_avx512;
 use super::simd::{Engine, Progress};
-use super::step::{HIGH_BITS, ascii_prefix, decode_utf8, put, put_utf8};
+use super::step::{HIGH_BITS, copy_ascii_word, decode_utf8, put, put_utf8};
 use super::{Latin1Error, TranscodeError, fit};
 use crate::{Kernel, Utf8Error};
 
@@ -54,24 +54,12 @@ fn utf8_to_latin1_scalar(src: &[u8], dst: &mut [u8]) -> Result<usize, Latin1Erro
     let mut i = 0;
     let mut o = 0;
     while let Some(rest) = src.get(i..).filter(|r| !r.is_empty()) {
-        if let (Some(word), Some(out)) = (
-            rest.first_chunk::<8>(),
-            dst.get_mut(o..).and_then(|d| d.first_chunk_mut::<8>()),
-        ) {
-            let w = u64::from_le_bytes(*word);
-            let ascii = if w & HIGH_BITS == 0 {
-                8
-            } else {
-                ascii_prefix(w)
-            };
-            for (d, &s) in out.iter_mut().zip(word).take(ascii) {
-                *d = s;
-            }
-            i += ascii;
-            o += ascii;
-            if ascii == 8 {
-                continue;
-            }
+        // ASCII, eight bytes per step while input and output both have room.
+        let ascii = copy_ascii_word(rest, dst.get_mut(o..).unwrap_or_default(), |b| b);
+        i += ascii;
+        o += ascii;
+        if ascii == 8 {
+            continue;
         }
         let Some(rest) = src.get(i..).filter(|r| !r.is_empty()) else {
             break;
