@@ -12,7 +12,7 @@
 
 use core::convert::Infallible;
 
-use super::count::{count_non_continuation, utf8_len_from_latin1_scalar};
+use super::count::{count_non_continuation_by, utf8_len_from_latin1_scalar};
 #[cfg(target_arch = "x86_64")]
 use super::simd::latin1_avx512;
 use super::simd::{Engine, Progress};
@@ -186,23 +186,6 @@ pub(super) fn utf8_len_by(engine: Engine, bytes: &[u8]) -> usize {
     }
 }
 
-/// The number of bytes of `bytes` that are not continuation bytes, by
-/// `engine`: [`latin1_len_from_utf8`](super::latin1_len_from_utf8).
-#[inline]
-pub(super) fn latin1_len_by(engine: Engine, bytes: &[u8]) -> usize {
-    match engine {
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: `Engine::Avx512` is only chosen when the CPU has the
-        // kernel's features.
-        Engine::Avx512 => unsafe { super::simd::count_avx512::count_chars(bytes) },
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: `Engine::Avx2` is only chosen when the CPU has the
-        // kernel's features.
-        Engine::Avx2 => unsafe { super::simd::count_avx2::count_chars(bytes) },
-        _ => count_non_continuation(bytes),
-    }
-}
-
 /// Converts Latin-1 to UTF-8. Every byte is a character, so this cannot fail.
 ///
 /// # Example
@@ -308,7 +291,7 @@ pub fn latin1_to_utf8_into(
 #[cfg(feature = "alloc")]
 pub fn utf8_to_latin1(bytes: &[u8]) -> Result<Vec<u8>, Latin1Error> {
     let engine = Engine::detected();
-    run_to_vec(latin1_len_by(engine, bytes), |dst| {
+    run_to_vec(count_non_continuation_by(engine, bytes), |dst| {
         utf8_to_latin1_run::<false>(engine, bytes, dst)
     })
 }
@@ -363,7 +346,7 @@ pub fn utf8_to_latin1_into(
 pub fn valid_utf8_to_latin1(text: &str) -> Result<Vec<u8>, Latin1Error> {
     let engine = Engine::detected();
     let bytes = text.as_bytes();
-    run_to_vec(latin1_len_by(engine, bytes), |dst| {
+    run_to_vec(count_non_continuation_by(engine, bytes), |dst| {
         utf8_to_latin1_run::<true>(engine, bytes, dst)
     })
 }
@@ -475,5 +458,5 @@ pub fn utf8_len_from_latin1_with(kernel: Kernel, bytes: &[u8]) -> Option<usize> 
 pub fn latin1_len_from_utf8_with(kernel: Kernel, text: &str) -> Option<usize> {
     kernel
         .is_available()
-        .then(|| latin1_len_by(Engine::for_kernel(kernel), text.as_bytes()))
+        .then(|| count_non_continuation_by(Engine::for_kernel(kernel), text.as_bytes()))
 }

@@ -246,9 +246,10 @@ fn utf32_to_utf8_run<const LOSSY: bool>(
 #[cfg(feature = "alloc")]
 pub fn utf8_to_utf32(bytes: &[u8]) -> Result<Vec<u32>, Utf8Error> {
     let kernel = Kernel::detected();
-    run_to_vec(count_non_continuation_by(kernel, bytes), |dst| {
-        utf8_to_utf32_run(kernel, bytes, dst)
-    })
+    run_to_vec(
+        count_non_continuation_by(Engine::for_kernel(kernel), bytes),
+        |dst| utf8_to_utf32_run(kernel, bytes, dst),
+    )
 }
 
 /// Converts UTF-8 to UTF-32 in `out`, returning the number of values written
