@@ -4,11 +4,11 @@
 //! Standard calls "latin1"): bytes `80..=9F` are the C1 controls
 //! U+0080..=U+009F. Legacy code pages live in `utf8kit-legacy`.
 //!
-//! With AVX-512 the SIMD kernels (`simd/latin1_avx512.rs`) convert 64 bytes
-//! per step and the scalar kernels below finish from where they stop (the
-//! end of the room in the output, or, for UTF-8 input, a block that is not
-//! plain ASCII and `C2`/`C3` pairs, which the scalar kernel then reports as
-//! the error it is).
+//! With AVX-512 or AVX2 the SIMD kernels (`simd/latin1_avx512.rs`, 64 bytes
+//! per step; `simd/latin1_avx2.rs`, 16 or 32) convert and the scalar kernels
+//! below finish from where they stop (the end of the room in the output, or,
+//! for UTF-8 input, a block that is not plain ASCII and `C2`/`C3` pairs,
+//! which the scalar kernel then reports as the error it is).
 
 use core::convert::Infallible;
 
