@@ -6,7 +6,6 @@
 //! each byte's bit 6 to its bit 7; bits crossing into the next byte land in
 //! bit 0, which the mask drops).
 
-#[cfg(target_arch = "x86_64")]
 use super::simd::Engine;
 #[cfg(target_arch = "x86_64")]
 use super::simd::{count_avx2, count_avx512};
@@ -34,28 +33,26 @@ const fn four_byte_lead_bits(w: u64) -> u64 {
 }
 
 /// The number of bytes that are not continuation bytes (`80..=BF`), by the
-/// SIMD code of `kernel` (which the CPU supports) if it has some for this
-/// length: AVX-512 (F, BW) or AVX2.
+/// SIMD code of `engine` if it has some for this length: AVX-512 (with
+/// `popcnt` up to [`POPCNT_MAX`](count_avx512::POPCNT_MAX)) or AVX2.
 #[inline]
-fn simd_count_non_continuation(kernel: Kernel, bytes: &[u8]) -> Option<usize> {
-    match kernel {
+fn simd_count_non_continuation(engine: Engine, bytes: &[u8]) -> Option<usize> {
+    match engine {
         #[cfg(target_arch = "x86_64")]
-        Kernel::Avx512 if bytes.len() >= AVX512_MIN => Some(
-            if bytes.len() <= count_avx512::POPCNT_MAX
-                && Engine::for_kernel(kernel) == Engine::Avx512
-            {
-                // SAFETY: `Engine::Avx512` is only chosen when the CPU has
-                // its features, which include AVX-512 F, BW and POPCNT.
+        Engine::Avx512 if bytes.len() >= AVX512_MIN => {
+            Some(if bytes.len() <= count_avx512::POPCNT_MAX {
+                // SAFETY: `Engine::Avx512` is only chosen when the CPU has its
+                // features, which include AVX-512 F, BW and POPCNT.
                 unsafe { count_avx512::count_chars_popcnt(bytes) }
             } else {
-                // SAFETY: `Kernel::Avx512` is supported (the caller's
-                // promise), which includes AVX-512 F and BW.
+                // SAFETY: as above (AVX-512 F and BW).
                 unsafe { count_avx512::count_chars(bytes) }
-            },
-        ),
+            })
+        }
         #[cfg(target_arch = "x86_64")]
-        Kernel::Avx2 if bytes.len() >= SIMD_MIN => {
-            // SAFETY: `Kernel::Avx2` is supported (the caller's promise).
+        Engine::Avx2 if bytes.len() >= SIMD_MIN => {
+            // SAFETY: `Engine::Avx2` is only chosen when the CPU has its
+            // features, which include AVX2.
             Some(unsafe { count_avx2::count_chars(bytes) })
         }
         _ => None,
@@ -63,12 +60,11 @@ fn simd_count_non_continuation(kernel: Kernel, bytes: &[u8]) -> Option<usize> {
 }
 
 /// The number of bytes that are not continuation bytes (`80..=BF`): the
-/// number of characters of valid UTF-8. By the SIMD code of `kernel` (which
-/// the CPU supports) where there is some, else eight bytes at a time.
-#[cfg(feature = "alloc")]
+/// number of characters of valid UTF-8. By the SIMD code of `engine` where
+/// there is some, else eight bytes at a time.
 #[inline]
-pub(super) fn count_non_continuation_by(kernel: Kernel, bytes: &[u8]) -> usize {
-    simd_count_non_continuation(kernel, bytes).unwrap_or_else(|| count_non_continuation(bytes))
+pub(super) fn count_non_continuation_by(engine: Engine, bytes: &[u8]) -> usize {
+    simd_count_non_continuation(engine, bytes).unwrap_or_else(|| count_non_continuation(bytes))
 }
 
 /// The number of bytes that are not continuation bytes (`80..=BF`), eight
@@ -101,15 +97,15 @@ pub(super) fn count_non_continuation(bytes: &[u8]) -> usize {
 /// ```
 #[inline]
 pub fn count_chars(text: &str) -> usize {
-    count_chars_by(Kernel::detected(), text)
+    count_chars_by(Engine::detected(), text)
 }
 
-/// [`count_chars`] by the SIMD code of `kernel` (which the CPU supports)
-/// where there is some, else by `core`'s `chars().count()` (a machine word
-/// at a time, with fewer `popcnt`s than a count per 8 bytes).
+/// [`count_chars`] by the SIMD code of `engine` where there is some, else
+/// by `core`'s `chars().count()` (a machine word at a time, with fewer
+/// `popcnt`s than a count per 8 bytes).
 #[inline]
-fn count_chars_by(kernel: Kernel, text: &str) -> usize {
-    simd_count_non_continuation(kernel, text.as_bytes()).unwrap_or_else(|| text.chars().count())
+fn count_chars_by(engine: Engine, text: &str) -> usize {
+    simd_count_non_continuation(engine, text.as_bytes()).unwrap_or_else(|| text.chars().count())
 }
 
 /// [`count_chars`] by the code of a forced `kernel` (AVX-512, AVX2, or the
@@ -125,7 +121,9 @@ fn count_chars_by(kernel: Kernel, text: &str) -> usize {
 /// ```
 #[doc(hidden)]
 pub fn count_chars_with(kernel: Kernel, text: &str) -> Option<usize> {
-    kernel.is_available().then(|| count_chars_by(kernel, text))
+    kernel
+        .is_available()
+        .then(|| count_chars_by(Engine::for_kernel(kernel), text))
 }
 
 /// The number of UTF-16 code units the UTF-8 `bytes` convert to.
@@ -218,7 +216,7 @@ pub(super) fn utf8_len_from_utf16_by<S: Copy>(src: &[S], unit: impl Fn(S) -> u16
 /// ```
 #[inline]
 pub fn utf8_len_from_latin1(bytes: &[u8]) -> usize {
-    super::latin1::utf8_len_by(super::simd::Engine::detected(), bytes)
+    super::latin1::utf8_len_by(Engine::detected(), bytes)
 }
 
 /// [`utf8_len_from_latin1`], eight bytes per step.
@@ -236,7 +234,7 @@ pub(super) fn utf8_len_from_latin1_scalar(bytes: &[u8]) -> usize {
 }
 
 /// The number of Latin-1 bytes `text` converts to: its number of characters
-/// (bytes that are not continuation bytes, 64 per step with AVX-512).
+/// (bytes that are not continuation bytes, counted as [`count_chars`] does).
 ///
 /// For text with characters above U+00FF (which
 /// [`utf8_to_latin1`](super::utf8_to_latin1) rejects) it is still the number
@@ -251,7 +249,7 @@ pub(super) fn utf8_len_from_latin1_scalar(bytes: &[u8]) -> usize {
 /// ```
 #[inline]
 pub fn latin1_len_from_utf8(text: &str) -> usize {
-    super::latin1::latin1_len_by(super::simd::Engine::detected(), text.as_bytes())
+    count_non_continuation_by(Engine::detected(), text.as_bytes())
 }
 
 /// The number of UTF-8 bytes the UTF-32 `units` convert to, counting each

@@ -4,19 +4,19 @@
 //! Standard calls "latin1"): bytes `80..=9F` are the C1 controls
 //! U+0080..=U+009F. Legacy code pages live in `utf8kit-legacy`.
 //!
-//! With AVX-512 the SIMD kernels (`simd/latin1_avx512.rs`) convert 64 bytes
-//! per step and the scalar kernels below finish from where they stop (the
-//! end of the room in the output, or, for UTF-8 input, a block that is not
-//! plain ASCII and `C2`/`C3` pairs, which the scalar kernel then reports as
-//! the error it is).
+//! With AVX-512 or AVX2 the SIMD kernels (`simd/latin1_avx512.rs`, 64 bytes
+//! per step; `simd/latin1_avx2.rs`, 16 or 32) convert and the scalar kernels
+//! below finish from where they stop (the end of the room in the output, or,
+//! for UTF-8 input, a block that is not plain ASCII and `C2`/`C3` pairs,
+//! which the scalar kernel then reports as the error it is).
 
 use core::convert::Infallible;
 
-use super::count::{count_non_continuation, utf8_len_from_latin1_scalar};
+use super::count::{count_non_continuation_by, utf8_len_from_latin1_scalar};
 #[cfg(target_arch = "x86_64")]
 use super::simd::latin1_avx512;
 use super::simd::{Engine, Progress};
-use super::step::{HIGH_BITS, ascii_prefix, decode_utf8, put, put_utf8};
+use super::step::{HIGH_BITS, copy_ascii_word, decode_utf8, put, put_utf8};
 use super::{Latin1Error, TranscodeError, fit};
 use crate::{Kernel, Utf8Error};
 
@@ -54,24 +54,12 @@ fn utf8_to_latin1_scalar(src: &[u8], dst: &mut [u8]) -> Result<usize, Latin1Erro
     let mut i = 0;
     let mut o = 0;
     while let Some(rest) = src.get(i..).filter(|r| !r.is_empty()) {
-        if let (Some(word), Some(out)) = (
-            rest.first_chunk::<8>(),
-            dst.get_mut(o..).and_then(|d| d.first_chunk_mut::<8>()),
-        ) {
-            let w = u64::from_le_bytes(*word);
-            let ascii = if w & HIGH_BITS == 0 {
-                8
-            } else {
-                ascii_prefix(w)
-            };
-            for (d, &s) in out.iter_mut().zip(word).take(ascii) {
-                *d = s;
-            }
-            i += ascii;
-            o += ascii;
-            if ascii == 8 {
-                continue;
-            }
+        // ASCII, eight bytes per step while input and output both have room.
+        let ascii = copy_ascii_word(rest, dst.get_mut(o..).unwrap_or_default(), |b| b);
+        i += ascii;
+        o += ascii;
+        if ascii == 8 {
+            continue;
         }
         let Some(rest) = src.get(i..).filter(|r| !r.is_empty()) else {
             break;
@@ -198,23 +186,6 @@ pub(super) fn utf8_len_by(engine: Engine, bytes: &[u8]) -> usize {
     }
 }
 
-/// The number of bytes of `bytes` that are not continuation bytes, by
-/// `engine`: [`latin1_len_from_utf8`](super::latin1_len_from_utf8).
-#[inline]
-pub(super) fn latin1_len_by(engine: Engine, bytes: &[u8]) -> usize {
-    match engine {
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: `Engine::Avx512` is only chosen when the CPU has the
-        // kernel's features.
-        Engine::Avx512 => unsafe { super::simd::count_avx512::count_chars(bytes) },
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: `Engine::Avx2` is only chosen when the CPU has the
-        // kernel's features.
-        Engine::Avx2 => unsafe { super::simd::count_avx2::count_chars(bytes) },
-        _ => count_non_continuation(bytes),
-    }
-}
-
 /// Converts Latin-1 to UTF-8. Every byte is a character, so this cannot fail.
 ///
 /// # Example
@@ -320,7 +291,7 @@ pub fn latin1_to_utf8_into(
 #[cfg(feature = "alloc")]
 pub fn utf8_to_latin1(bytes: &[u8]) -> Result<Vec<u8>, Latin1Error> {
     let engine = Engine::detected();
-    run_to_vec(latin1_len_by(engine, bytes), |dst| {
+    run_to_vec(count_non_continuation_by(engine, bytes), |dst| {
         utf8_to_latin1_run::<false>(engine, bytes, dst)
     })
 }
@@ -375,7 +346,7 @@ pub fn utf8_to_latin1_into(
 pub fn valid_utf8_to_latin1(text: &str) -> Result<Vec<u8>, Latin1Error> {
     let engine = Engine::detected();
     let bytes = text.as_bytes();
-    run_to_vec(latin1_len_by(engine, bytes), |dst| {
+    run_to_vec(count_non_continuation_by(engine, bytes), |dst| {
         utf8_to_latin1_run::<true>(engine, bytes, dst)
     })
 }
@@ -487,5 +458,5 @@ pub fn utf8_len_from_latin1_with(kernel: Kernel, bytes: &[u8]) -> Option<usize> 
 pub fn latin1_len_from_utf8_with(kernel: Kernel, text: &str) -> Option<usize> {
     kernel
         .is_available()
-        .then(|| latin1_len_by(Engine::for_kernel(kernel), text.as_bytes()))
+        .then(|| count_non_continuation_by(Engine::for_kernel(kernel), text.as_bytes()))
 }

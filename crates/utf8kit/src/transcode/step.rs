@@ -125,6 +125,28 @@ pub(super) fn put_replacement(dst: &mut [u8], at: usize) -> usize {
     3
 }
 
+/// Copies the ASCII bytes at the start of `src` to the start of `dst`,
+/// widened by `unit`, eight at most and only when both have room for eight
+/// (else none); returns how many. Eight means the whole word was ASCII; fewer
+/// means `src[returned]` is the first non-ASCII byte, or there was no room.
+/// The scalar UTF-8 decoders' fast path.
+#[inline(always)]
+pub(super) fn copy_ascii_word<T>(src: &[u8], dst: &mut [T], unit: impl Fn(u8) -> T) -> usize {
+    let (Some(word), Some(out)) = (src.first_chunk::<8>(), dst.first_chunk_mut::<8>()) else {
+        return 0;
+    };
+    let w = u64::from_le_bytes(*word);
+    let ascii = if w & HIGH_BITS == 0 {
+        8
+    } else {
+        ascii_prefix(w)
+    };
+    for (d, &s) in out.iter_mut().zip(word).take(ascii) {
+        *d = unit(s);
+    }
+    ascii
+}
+
 /// The number of leading ASCII bytes of a little-endian word that is not all
 /// ASCII.
 #[inline(always)]

@@ -7,7 +7,7 @@ use super::count::{count_non_continuation_by, utf8_len_from_utf32_by};
 #[cfg(target_arch = "x86_64")]
 use super::simd::utf32_avx512;
 use super::simd::{Engine, Progress};
-use super::step::{HIGH_BITS, ascii_prefix, decode_utf8, put, put_replacement, put_utf8};
+use super::step::{copy_ascii_word, decode_utf8, put, put_replacement, put_utf8};
 use super::{CHUNK, TranscodeError, Utf32Error, fit, next_valid_chunk};
 use crate::validate::validate_by;
 use crate::{Kernel, Utf8Error};
@@ -24,24 +24,12 @@ fn utf8_to_utf32_scalar(src: &[u8], dst: &mut [u32]) -> Result<usize, Utf8Error>
     let mut i = 0;
     let mut o = 0;
     while let Some(rest) = src.get(i..).filter(|r| !r.is_empty()) {
-        if let (Some(word), Some(out)) = (
-            rest.first_chunk::<8>(),
-            dst.get_mut(o..).and_then(|d| d.first_chunk_mut::<8>()),
-        ) {
-            let w = u64::from_le_bytes(*word);
-            let ascii = if w & HIGH_BITS == 0 {
-                8
-            } else {
-                ascii_prefix(w)
-            };
-            for (d, &s) in out.iter_mut().zip(word).take(ascii) {
-                *d = u32::from(s);
-            }
-            i += ascii;
-            o += ascii;
-            if ascii == 8 {
-                continue;
-            }
+        // ASCII, eight bytes per step while input and output both have room.
+        let ascii = copy_ascii_word(rest, dst.get_mut(o..).unwrap_or_default(), u32::from);
+        i += ascii;
+        o += ascii;
+        if ascii == 8 {
+            continue;
         }
         let Some(rest) = src.get(i..).filter(|r| !r.is_empty()) else {
             break;
@@ -258,9 +246,10 @@ fn utf32_to_utf8_run<const LOSSY: bool>(
 #[cfg(feature = "alloc")]
 pub fn utf8_to_utf32(bytes: &[u8]) -> Result<Vec<u32>, Utf8Error> {
     let kernel = Kernel::detected();
-    run_to_vec(count_non_continuation_by(kernel, bytes), |dst| {
-        utf8_to_utf32_run(kernel, bytes, dst)
-    })
+    run_to_vec(
+        count_non_continuation_by(Engine::for_kernel(kernel), bytes),
+        |dst| utf8_to_utf32_run(kernel, bytes, dst),
+    )
 }
 
 /// Converts UTF-8 to UTF-32 in `out`, returning the number of values written
