@@ -150,6 +150,6 @@ pub(super) fn copy_ascii_word<T>(src: &[u8], dst: &mut [T], unit: impl Fn(u8) ->
 /// The number of leading ASCII bytes of a little-endian word that is not all
 /// ASCII.
 #[inline(always)]
-pub(super) const fn ascii_prefix(word_le: u64) -> usize {
+const fn ascii_prefix(word_le: u64) -> usize {
     ((word_le & HIGH_BITS).trailing_zeros() / 8) as usize
 }

@@ -15,7 +15,7 @@ use super::simd::utf16_fused_avx512::{self, Fused};
 use super::simd::{Engine, Progress};
 #[cfg(target_arch = "x86_64")]
 use super::simd::{utf16_avx2, utf16_avx512, utf16_len_avx512};
-use super::step::{HIGH_BITS, ascii_prefix, decode_utf8, put, put_replacement, put_utf8};
+use super::step::{copy_ascii_word, decode_utf8, put, put_replacement, put_utf8};
 use super::{TranscodeError, Utf16Error, chunk_len, fit};
 use crate::validate::Splitter;
 use crate::{Kernel, Utf8Error};
@@ -38,24 +38,12 @@ fn utf8_to_utf16_scalar<T>(
     let mut o = 0;
     while let Some(rest) = src.get(i..).filter(|r| !r.is_empty()) {
         // ASCII, eight bytes per step while input and output both have room.
-        if let (Some(word), Some(out)) = (
-            rest.first_chunk::<8>(),
-            dst.get_mut(o..).and_then(|d| d.first_chunk_mut::<8>()),
-        ) {
-            let w = u64::from_le_bytes(*word);
-            let ascii = if w & HIGH_BITS == 0 {
-                8
-            } else {
-                ascii_prefix(w)
-            };
-            for (d, &s) in out.iter_mut().zip(word).take(ascii) {
-                *d = unit(u16::from(s));
-            }
-            i += ascii;
-            o += ascii;
-            if ascii == 8 {
-                continue;
-            }
+        let out = dst.get_mut(o..).unwrap_or_default();
+        let ascii = copy_ascii_word(rest, out, |b| unit(u16::from(b)));
+        i += ascii;
+        o += ascii;
+        if ascii == 8 {
+            continue;
         }
         let Some(rest) = src.get(i..).filter(|r| !r.is_empty()) else {
             break;
