@@ -498,3 +498,46 @@ proptest! {
         check_utf8(&bytes);
     }
 }
+
+/// `valid_utf8_to_utf32` (no validation) under every kernel against
+/// `str::chars`: every lipsum file and script, cut at every character
+/// boundary of the first 300 bytes, into exact buffers with a guard,
+/// larger buffers and buffers one value short.
+#[test]
+fn valid_utf8_to_utf32_matches_chars() {
+    let mut texts: Vec<String> = corpus().into_iter().map(|(_, text)| text).collect();
+    texts.extend(scripts().into_iter().map(|(_, text)| text));
+    for text in &texts {
+        let cuts = (0..=text.len().min(300))
+            .filter(|&i| text.is_char_boundary(i))
+            .chain([text.len()]);
+        for cut in cuts {
+            let s = &text[..cut];
+            let want = values(s);
+            let n = want.len();
+            assert_eq!(t::valid_utf8_to_utf32(s), want, "{cut} bytes");
+            for kernel in Kernel::available() {
+                for extra in [0, 70] {
+                    let mut out = vec![0xA5A5_A5A5u32; n + extra + 1];
+                    let got = t::valid_utf8_to_utf32_with(kernel, s, &mut out[..n + extra]);
+                    assert_eq!(got, Some(Ok(n)), "{kernel}, {cut} bytes");
+                    assert_eq!(&out[..n], &want[..], "{kernel}, {cut} bytes");
+                    assert_eq!(out[n + extra], 0xA5A5_A5A5, "{kernel}: wrote past the end");
+                }
+                if n > 0 {
+                    let mut out = vec![0xA5A5_A5A5u32; n];
+                    let got = t::valid_utf8_to_utf32_with(kernel, s, &mut out[..n - 1]);
+                    assert_eq!(
+                        got,
+                        Some(Err(TranscodeError::BufferTooSmall { needed: n })),
+                        "{kernel}, {cut} bytes"
+                    );
+                    assert_eq!(out[n - 1], 0xA5A5_A5A5, "{kernel}: wrote past the end");
+                }
+            }
+            let mut out = vec![0u32; n];
+            assert_eq!(t::valid_utf8_to_utf32_into(s, &mut out), Ok(n));
+            assert_eq!(out, want);
+        }
+    }
+}

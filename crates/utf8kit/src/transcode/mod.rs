@@ -100,10 +100,14 @@ pub use utf16::{
     utf16be_to_utf8_into, utf16le_to_utf8_into, valid_utf8_to_utf16_into,
 };
 #[cfg(feature = "alloc")]
-pub use utf32::{utf8_to_utf32, utf32_to_utf8, utf32_to_utf8_lossy};
-pub use utf32::{utf8_to_utf32_into, utf32_to_utf8_into, utf32_to_utf8_lossy_into};
+pub use utf32::{utf8_to_utf32, utf32_to_utf8, utf32_to_utf8_lossy, valid_utf8_to_utf32};
+pub use utf32::{
+    utf8_to_utf32_into, utf32_to_utf8_into, utf32_to_utf8_lossy_into, valid_utf8_to_utf32_into,
+};
 #[doc(hidden)]
-pub use utf32::{utf8_to_utf32_with, utf32_to_utf8_lossy_with, utf32_to_utf8_with};
+pub use utf32::{
+    utf8_to_utf32_with, utf32_to_utf8_lossy_with, utf32_to_utf8_with, valid_utf8_to_utf32_with,
+};
 
 #[cfg(feature = "alloc")]
 use alloc::{string::String, vec, vec::Vec};

@@ -292,6 +292,68 @@ pub fn utf8_to_utf32_with(
         .then(|| fit(utf8_to_utf32_run(kernel, bytes, out), capacity))
 }
 
+/// Converts a string to UTF-32 (one `u32` per character). The input is
+/// known to be valid, so, unlike [`utf8_to_utf32`], nothing is validated.
+///
+/// # Example
+///
+/// ```
+/// assert_eq!(utf8kit::transcode::valid_utf8_to_utf32("a€😀"), [0x61, 0x20AC, 0x1F600]);
+/// ```
+#[cfg(feature = "alloc")]
+pub fn valid_utf8_to_utf32(text: &str) -> Vec<u32> {
+    let engine = Engine::detected();
+    let bytes = text.as_bytes();
+    run_to_vec(count_non_continuation_by(engine, bytes), |dst| {
+        Ok::<_, Infallible>(valid_utf8_to_utf32_run(engine, bytes, dst))
+    })
+    .unwrap_or_default()
+}
+
+/// Converts a string to UTF-32 in `out`, returning the number of values
+/// written (the number of characters). The input is known to be valid, so,
+/// unlike [`utf8_to_utf32_into`], nothing is validated.
+///
+/// # Errors
+///
+/// [`TranscodeError::BufferTooSmall`] if `out` has fewer values than `text`
+/// has characters.
+///
+/// # Example
+///
+/// ```
+/// let mut out = [0u32; 2];
+/// assert_eq!(utf8kit::transcode::valid_utf8_to_utf32_into("é😀", &mut out), Ok(2));
+/// assert_eq!(out, [0xE9, 0x1F600]);
+/// ```
+pub fn valid_utf8_to_utf32_into(
+    text: &str,
+    out: &mut [u32],
+) -> Result<usize, TranscodeError<Infallible>> {
+    let capacity = out.len();
+    let needed = valid_utf8_to_utf32_run(Engine::detected(), text.as_bytes(), out);
+    fit(Ok(needed), capacity)
+}
+
+/// [`valid_utf8_to_utf32_into`] with the transcoder of a forced `kernel`;
+/// `None` if the CPU lacks the kernel. For tests and benchmarks.
+///
+/// # Errors
+///
+/// Inside the `Some`: as [`valid_utf8_to_utf32_into`].
+#[doc(hidden)]
+pub fn valid_utf8_to_utf32_with(
+    kernel: Kernel,
+    text: &str,
+    out: &mut [u32],
+) -> Option<Result<usize, TranscodeError<Infallible>>> {
+    let capacity = out.len();
+    kernel.is_available().then(|| {
+        let needed = valid_utf8_to_utf32_run(Engine::for_kernel(kernel), text.as_bytes(), out);
+        fit(Ok(needed), capacity)
+    })
+}
+
 /// Converts UTF-32 to UTF-8.
 ///
 /// # Errors
