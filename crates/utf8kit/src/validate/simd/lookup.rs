@@ -847,18 +847,9 @@ pub(super) unsafe fn lossy<V: Vector>(bytes: &[u8], dst: *mut u8, cap: usize) ->
 #[cfg(feature = "alloc")]
 #[inline(always)]
 fn resolve(bytes: &[u8], from: usize) -> Option<(usize, usize)> {
-    let mut i = crate::validate::rescan_start(bytes, from);
-    while let Some(rest) = bytes.get(i..).filter(|r| !r.is_empty()) {
-        if rest[0] < 0x80 {
-            i += 1;
-            continue;
-        }
-        match scalar::decode_first(rest) {
-            scalar::Sequence::Valid(_, n) => i += n,
-            scalar::Sequence::Invalid(n, _) => return Some((i, n.unwrap_or(rest.len()))),
-        }
-    }
-    None
+    let start = crate::validate::rescan_start(bytes, from);
+    scalar::first_invalid_near(bytes, start)
+        .map(|(at, len, _)| (at, len.unwrap_or(bytes.len() - at)))
 }
 
 /// Writes U+FFFD (`EF BF BD`) at `dst`.
