@@ -554,8 +554,8 @@ unsafe fn ascii_tail<V: Vector>(bytes: &[u8], whole: usize) -> bool {
 }
 
 /// Whether `bytes`, at most one block long, is valid UTF-8: the whole check
-/// in one straight line, for short inputs, whose callers have already
-/// tested them for ASCII (see `validate::short`).
+/// in one straight line, for short inputs (which the detected path has
+/// already tested for ASCII, see `validate::short`; forced kernels have not).
 ///
 /// # Safety
 ///
