@@ -8,10 +8,12 @@
 //!
 //! # How lossy decoding stays at SIMD speed
 //!
-//! * The first run is validated a KiB at a time, like [`validate`](crate::validate()).
-//!   After an error more are likely, so from then on the SIMD kernels test
-//!   their error bits after every 64-byte block: past an error at most one
-//!   block is checked in vain.
+//! * `decode_lossy`, which borrows valid input, validates its first run a
+//!   KiB at a time, like [`validate`](crate::validate()). After an error
+//!   more are likely, so from then on the SIMD kernels test their error
+//!   bits after every 64-byte block: past an error at most one block is
+//!   checked in vain. (`decode_lossy_into` copies as it checks, and tests
+//!   every block from the start.)
 //! * The exact error is found by a scalar rescan of a few bytes only: the
 //!   AVX-512 kernel knows the first flagged lane, and an invalid sequence is
 //!   always flagged within three bytes of its start (the other kernels

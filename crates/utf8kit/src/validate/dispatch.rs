@@ -106,7 +106,8 @@ pub(crate) unsafe fn first_failure(kernel: Kernel, bytes: &[u8]) -> usize {
 }
 
 /// Validates `bytes` with `kernel`, testing for errors after every block:
-/// the flavour for input expected to hold errors (lossy decoding).
+/// the flavour for input expected to hold errors (chunk iteration and
+/// transcoding after a first error).
 ///
 /// # Safety
 ///

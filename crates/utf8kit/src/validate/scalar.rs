@@ -391,6 +391,21 @@ pub(crate) fn first_error_from(bytes: &[u8], start: usize) -> Utf8Error {
 /// per-block check resolves errors with this.
 #[inline(never)]
 pub(crate) fn validate_near(bytes: &[u8], start: usize) -> Result<(), Utf8Error> {
+    match first_invalid_near(bytes, start) {
+        Some((at, len, kind)) => Err(Utf8Error::new(at, len, kind)),
+        None => Ok(()),
+    }
+}
+
+/// The loop of [`validate_near`], inline (the SIMD lossy loop resolves its
+/// errors with it without leaving the kernel): the first invalid sequence
+/// at or after `start` as its offset into `bytes`, `error_len` and class,
+/// or `None` if there is none.
+#[inline(always)]
+pub(crate) fn first_invalid_near(
+    bytes: &[u8],
+    start: usize,
+) -> Option<(usize, Option<usize>, Utf8ErrorKind)> {
     let mut i = start;
     while let Some(rest) = bytes.get(i..).filter(|r| !r.is_empty()) {
         if rest[0] < 0x80 {
@@ -399,10 +414,10 @@ pub(crate) fn validate_near(bytes: &[u8], start: usize) -> Result<(), Utf8Error>
         }
         match decode_first(rest) {
             Sequence::Valid(_, n) => i += n,
-            Sequence::Invalid(len, kind) => return Err(Utf8Error::new(i, len, kind)),
+            Sequence::Invalid(len, kind) => return Some((i, len, kind)),
         }
     }
-    Ok(())
+    None
 }
 
 /// `error_at` was called on a valid sequence: a bug in the caller. Report it

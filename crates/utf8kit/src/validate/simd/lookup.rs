@@ -55,10 +55,14 @@
 //!   constant registers, which ASCII text never needs; an input of at most
 //!   one block is checked in one straight line (`one_block`).
 //!
-//! Two flavours share the loop: `is_valid` ORs errors over the whole input
-//! and tests once at the end; `first_failure` tests once per 1 KiB chunk and
-//! returns the start of the first bad chunk, from which the scalar validator
-//! finds the exact error (see [`locate`](crate::validate::locate)).
+//! The entry points differ in how often they test the error bits:
+//! `is_valid` ORs errors over the whole input and tests once at the end;
+//! `first_failure` tests once per 1 KiB chunk and returns the start of the
+//! first bad chunk, from which the scalar validator finds the exact error
+//! (see [`locate`](crate::validate::locate)); `validate_fine` and `lossy`,
+//! for input expected to hold errors, test after every block that is not
+//! ASCII (`check_blocks`, which can also copy what it checks) and rescan
+//! only a few bytes.
 //!
 //! The tables are built from [`RULES`], one line per error class, and a unit
 //! test checks them against the UTF-8 grammar for every pair of bytes.
@@ -550,8 +554,8 @@ unsafe fn ascii_tail<V: Vector>(bytes: &[u8], whole: usize) -> bool {
 }
 
 /// Whether `bytes`, at most one block long, is valid UTF-8: the whole check
-/// in one straight line, for short inputs, whose callers have already
-/// tested them for ASCII (see `validate::short`).
+/// in one straight line, for short inputs (which the detected path has
+/// already tested for ASCII, see `validate::short`; forced kernels have not).
 ///
 /// # Safety
 ///
@@ -614,23 +618,18 @@ pub(super) unsafe fn first_failure<V: Vector>(bytes: &[u8]) -> usize {
 }
 
 /// Validates `bytes` with exact errors, testing the error bits after every
-/// block that is not ASCII and after the first ASCII block of a run (which
-/// flags a sequence cut short before it); runs of ASCII blocks are skipped
-/// two at a time without tests, since they cannot hold an error.
+/// block ([`check_blocks`]) and on failure rescanning from near the error
+/// ([`locate_near`]).
 ///
 /// This is the flavour for input that is expected to hold errors (chunk
-/// iteration restarts here after each one; [`lossy`] has its own copy of
-/// the loop, [`check_copy`]): past an error at most one block
-/// is checked in vain, and [`locate_near`] rescans only from the start of
-/// the failing block (AVX-512: from a few bytes before the error). On
-/// valid input it does a few more tests than [`validate`], which is why
-/// that one tests per chunk.
+/// iteration restarts here after each one; [`lossy`] runs the same loop
+/// and resolves errors itself): past an error at most one block is checked
+/// in vain, and the rescan starts at the failing block (AVX-512: a few
+/// bytes before the error). On valid input it does a few more tests than
+/// [`first_failure`], which is why that one tests per chunk.
 ///
 /// With `COPY`, every byte checked is also stored at the same offset from
-/// `dst` (the blocks from the registers just checked, so lossy decoding
-/// copies valid text in the same pass): on return, `dst[..valid_up_to]`
-/// (all of `bytes.len()` when valid) holds the valid prefix, and bytes
-/// after it may have been written too, up to `bytes.len()`.
+/// `dst` (see [`check_blocks`]).
 ///
 /// # Safety
 ///
@@ -642,15 +641,52 @@ pub(super) unsafe fn validate_fine<V: Vector, const COPY: bool>(
     bytes: &[u8],
     dst: *mut u8,
 ) -> Result<(), Utf8Error> {
+    // SAFETY: the caller guarantees `V`'s features and, with `COPY`, that
+    // `dst` is writable as `check_blocks` needs.
+    match unsafe { check_blocks::<V, COPY, false>(&Consts::new(), bytes, dst) } {
+        None => Ok(()),
+        Some(from) => locate_near(bytes, from),
+    }
+}
+
+/// The check of [`validate_fine`] and [`lossy`]: tests the error bits after
+/// every block that is not ASCII and after the first ASCII block of a run
+/// (which flags a sequence cut short before it); runs of ASCII blocks are
+/// skipped two at a time without tests, since they cannot hold an error.
+/// Returns `None` when all of `bytes` is valid, else `Some(from)`, with the
+/// first error at or after [`rescan_start`](crate::validate::rescan_start)`(bytes, from)`.
+///
+/// With `COPY`, every byte checked is also stored at the same offset from
+/// `dst` (the blocks from the registers just checked, so that valid text
+/// is copied in the same pass): on return `dst[..valid_up_to]` (all of
+/// `bytes.len()` when valid) holds the valid prefix, and bytes after it
+/// may have been written too, up to `bytes.len()`.
+///
+/// With `PAIRS` and one register per block (AVX-512), two blocks that are
+/// not ASCII are checked with one test of the error bits for both (the
+/// flavour of [`lossy`], where it was measured).
+///
+/// # Safety
+///
+/// * The CPU has `V`'s features.
+/// * With `COPY`: `dst..dst + bytes.len()` is writable and does not overlap
+///   `bytes`.
+#[inline(always)]
+unsafe fn check_blocks<V: Vector, const COPY: bool, const PAIRS: bool>(
+    c: &Consts<V>,
+    bytes: &[u8],
+    dst: *mut u8,
+) -> Option<usize> {
     let len = bytes.len();
     let whole = len - len % BLOCK;
     let ptr = bytes.as_ptr();
     // SAFETY: the caller guarantees `V`'s features, for this and every call
     // below; every block read lies below `whole <= len` (pairs are read
     // only while `2 * BLOCK` bytes remain before `whole`), and `tail` gets
-    // the `len - whole < BLOCK` bytes after the last whole block.
+    // the `len - whole < BLOCK` bytes after the last whole block; with
+    // `COPY`, stores go to the same offsets from `dst`, writable by the
+    // caller's contract.
     unsafe {
-        let c = Consts::<V>::new();
         let mut st = State::<V>::new();
         let mut i = 0;
         // After a block that was not ASCII, the next is checked the full
@@ -661,10 +697,10 @@ pub(super) unsafe fn validate_fine<V: Vector, const COPY: bool>(
         while i < whole {
             let block = Whole { ptr: ptr.add(i) };
             if test_ascii && Block::<V>::is_ascii(&block) {
-                st.ascii_block(&c);
+                st.ascii_block(c);
                 copy_blocks::<V, COPY>(ptr, dst, i, 1);
                 if !st.ok() {
-                    return locate_near(bytes, i);
+                    return Some(i);
                 }
                 i += BLOCK;
                 while whole - i >= 2 * BLOCK && Block::<V>::is_ascii(&Run::<2> { ptr: ptr.add(i) })
@@ -672,9 +708,35 @@ pub(super) unsafe fn validate_fine<V: Vector, const COPY: bool>(
                     copy_blocks::<V, COPY>(ptr, dst, i, 2);
                     i += 2 * BLOCK;
                 }
+            } else if PAIRS && test_ascii && V::LANES == BLOCK && whole - i >= 2 * BLOCK {
+                // This block and the next (checked the full way, as text
+                // that is not ASCII rarely has ASCII blocks), with one test
+                // of the error bits for both; the first block's bits are
+                // kept apart to tell which one failed. The next pair tests
+                // for ASCII again.
+                st.block(c, &block);
+                let first = st.error;
+                copy_blocks::<V, COPY>(ptr, dst, i, 1);
+                st.block(
+                    c,
+                    &Whole {
+                        ptr: ptr.add(i + BLOCK),
+                    },
+                );
+                copy_blocks::<V, COPY>(ptr, dst, i + BLOCK, 1);
+                if !st.ok() {
+                    // As below, in whichever block failed first.
+                    let at = if first.is_zero() {
+                        i + BLOCK + st.error.first_nonzero_lane()
+                    } else {
+                        i + first.first_nonzero_lane()
+                    };
+                    return Some(at.saturating_sub(3));
+                }
+                i += 2 * BLOCK;
             } else {
                 test_ascii = !test_ascii;
-                st.block(&c, &block);
+                st.block(c, &block);
                 copy_blocks::<V, COPY>(ptr, dst, i, 1);
                 if !st.ok() {
                     // The error bits are those of this block's lanes (no
@@ -689,23 +751,16 @@ pub(super) unsafe fn validate_fine<V: Vector, const COPY: bool>(
                     } else {
                         0
                     };
-                    return locate_near(bytes, (i + lane).saturating_sub(3));
+                    return Some((i + lane).saturating_sub(3));
                 }
                 i += BLOCK;
             }
         }
-        st.tail(&c, bytes, whole);
+        st.tail(c, bytes, whole);
         if COPY {
-            // SAFETY: the `len - whole` bytes from `whole` are in `bytes`
-            // and, by the caller's contract, writable at `dst + whole`, a
-            // distinct region.
             core::ptr::copy_nonoverlapping(ptr.add(whole), dst.add(whole), len - whole);
         }
-        if st.ok() {
-            Ok(())
-        } else {
-            locate_near(bytes, whole)
-        }
+        if st.ok() { None } else { Some(whole) }
     }
 }
 
@@ -722,8 +777,8 @@ pub(crate) struct Lossy {
 }
 
 /// Lossy decoding of `bytes` into `dst` (room for `cap` bytes): each valid
-/// run is checked and copied a block at a time (as [`validate_fine`] with
-/// `COPY` does), and each maximal invalid subpart becomes U+FFFD
+/// run is checked and copied a block at a time ([`check_blocks`] with
+/// `COPY`, and `PAIRS`), and each maximal invalid subpart becomes U+FFFD
 /// (`EF BF BD`), all in one loop with the constants in registers: an error
 /// is resolved in place by a short scalar decode from a few bytes before
 /// the first flagged lane ([`resolve`]), without leaving the kernel. A
@@ -751,7 +806,9 @@ pub(super) unsafe fn lossy<V: Vector>(bytes: &[u8], dst: *mut u8, cap: usize) ->
         // leaves at least `rest.len()` bytes of room at `dst + written`,
         // inside the caller's writable range, which does not overlap
         // `bytes`.
-        let Some(from) = (unsafe { check_copy::<V>(&c, rest, dst.add(done.written)) }) else {
+        let Some(from) =
+            (unsafe { check_blocks::<V, true, true>(&c, rest, dst.add(done.written)) })
+        else {
             done.read = len;
             done.written += rest.len();
             break;
@@ -783,94 +840,6 @@ pub(super) unsafe fn lossy<V: Vector>(bytes: &[u8], dst: *mut u8, cap: usize) ->
     done
 }
 
-/// The copy-and-check loop of [`lossy`]: [`validate_fine`] with `COPY`,
-/// but with the caller's constants, and on failure it returns where the
-/// rescan may start instead of rescanning: `None` when all of `bytes` is
-/// valid (and copied), else `Some(from)`, with the first error at or
-/// after `rescan_start(bytes, from)` and `dst[..valid_up_to]` holding the
-/// valid prefix.
-///
-/// # Safety
-///
-/// * The CPU has `V`'s features.
-/// * `dst..dst + bytes.len()` is writable and does not overlap `bytes`.
-#[cfg(feature = "alloc")]
-#[inline(always)]
-unsafe fn check_copy<V: Vector>(c: &Consts<V>, bytes: &[u8], dst: *mut u8) -> Option<usize> {
-    let len = bytes.len();
-    let whole = len - len % BLOCK;
-    let ptr = bytes.as_ptr();
-    // SAFETY: as in `validate_fine`: every block read lies below `whole`,
-    // and `tail` gets the `len - whole < BLOCK` bytes after it; stores go
-    // to the same offsets from `dst`, writable by the caller's contract.
-    unsafe {
-        let mut st = State::<V>::new();
-        let mut i = 0;
-        let mut test_ascii = true;
-        while i < whole {
-            let block = Whole { ptr: ptr.add(i) };
-            if test_ascii && Block::<V>::is_ascii(&block) {
-                st.ascii_block(c);
-                copy_blocks::<V, true>(ptr, dst, i, 1);
-                if !st.ok() {
-                    return Some(i);
-                }
-                i += BLOCK;
-                while whole - i >= 2 * BLOCK && Block::<V>::is_ascii(&Run::<2> { ptr: ptr.add(i) })
-                {
-                    copy_blocks::<V, true>(ptr, dst, i, 2);
-                    i += 2 * BLOCK;
-                }
-            } else if test_ascii && V::LANES == BLOCK && whole - i >= 2 * BLOCK {
-                // This block and the next (checked the full way, as text
-                // that is not ASCII rarely has ASCII blocks), with one test
-                // of the error bits for both; the first block's bits are
-                // kept apart to tell which one failed. The next pair tests
-                // for ASCII again.
-                st.block(c, &block);
-                let first = st.error;
-                copy_blocks::<V, true>(ptr, dst, i, 1);
-                st.block(
-                    c,
-                    &Whole {
-                        ptr: ptr.add(i + BLOCK),
-                    },
-                );
-                copy_blocks::<V, true>(ptr, dst, i + BLOCK, 1);
-                if !st.ok() {
-                    // As below, in whichever block failed first.
-                    let at = if first.is_zero() {
-                        i + BLOCK + st.error.first_nonzero_lane()
-                    } else {
-                        i + first.first_nonzero_lane()
-                    };
-                    return Some(at.saturating_sub(3));
-                }
-                i += 2 * BLOCK;
-            } else {
-                test_ascii = !test_ascii;
-                st.block(c, &block);
-                copy_blocks::<V, true>(ptr, dst, i, 1);
-                if !st.ok() {
-                    // As in `validate_fine`: with one register per block
-                    // the first flagged lane is at most three bytes after
-                    // the start of the first invalid sequence.
-                    let lane = if V::LANES == BLOCK {
-                        st.error.first_nonzero_lane()
-                    } else {
-                        0
-                    };
-                    return Some((i + lane).saturating_sub(3));
-                }
-                i += BLOCK;
-            }
-        }
-        st.tail(c, bytes, whole);
-        core::ptr::copy_nonoverlapping(ptr.add(whole), dst.add(whole), len - whole);
-        if st.ok() { None } else { Some(whole) }
-    }
-}
-
 /// The first error of `bytes` at or after `rescan_start(bytes, from)`, as
 /// `(valid_up_to, error_len)` with an error cut short by the end counting
 /// the rest of `bytes`; `None` if there is none. Inline, one sequence at a
@@ -878,18 +847,9 @@ unsafe fn check_copy<V: Vector>(c: &Consts<V>, bytes: &[u8], dst: *mut u8) -> Op
 #[cfg(feature = "alloc")]
 #[inline(always)]
 fn resolve(bytes: &[u8], from: usize) -> Option<(usize, usize)> {
-    let mut i = crate::validate::rescan_start(bytes, from);
-    while let Some(rest) = bytes.get(i..).filter(|r| !r.is_empty()) {
-        if rest[0] < 0x80 {
-            i += 1;
-            continue;
-        }
-        match scalar::decode_first(rest) {
-            scalar::Sequence::Valid(_, n) => i += n,
-            scalar::Sequence::Invalid(n, _) => return Some((i, n.unwrap_or(rest.len()))),
-        }
-    }
-    None
+    let start = crate::validate::rescan_start(bytes, from);
+    scalar::first_invalid_near(bytes, start)
+        .map(|(at, len, _)| (at, len.unwrap_or(bytes.len() - at)))
 }
 
 /// Writes U+FFFD (`EF BF BD`) at `dst`.

@@ -8,12 +8,13 @@
 //! | [`avx2`] | `__m256i` | `avx2` |
 //! | [`avx512`] | `__m512i` | `avx512f`, `avx512bw`, `avx512vbmi` |
 //!
-//! Each module exposes two `unsafe` entry points, `first_failure` (where the
-//! check first fails, for [`super::locate`] to turn into the exact error) and
-//! `is_valid`,
-//! compiled with its features enabled (`#[target_feature]`); the generic code
-//! is `#[inline(always)]` so that it is compiled once per entry point, with
-//! those features. The callers in [`super::kernel`] check the CPU first.
+//! Each module exposes the same `unsafe` entry points, `first_failure` (where
+//! the check first fails, for [`super::locate`] to turn into the exact
+//! error), `is_valid`, `validate_fine`, `validate_copy` and `lossy` (see
+//! [`lookup`]), compiled with its features enabled (`#[target_feature]`); the
+//! generic code is `#[inline(always)]` so that it is compiled once per entry
+//! point, with those features. The callers in `super::dispatch` check the
+//! CPU first.
 
 pub(crate) mod avx2;
 pub(crate) mod avx512;
