@@ -206,9 +206,7 @@ fn check_utf8_to_utf32(bytes: &[u8]) {
         Ok(values) => assert_eq!(t::utf8_to_utf32_into(bytes, &mut out), Ok(values.len())),
         Err(_) => assert_eq!(
             t::utf8_to_utf32_into(bytes, &mut out),
-            Err(TranscodeError::Invalid(
-                std_checked_error(bytes)
-            ))
+            Err(TranscodeError::Invalid(std_checked_error(bytes)))
         ),
     }
 }
