@@ -6,8 +6,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use utf8kit::transcode::{self, TranscodeError};
 use utf8kit::Kernel;
+use utf8kit::transcode::{self, TranscodeError};
 
 const GUARD: u8 = 0xA5;
 const GUARD16: u16 = 0xA5A5;
@@ -51,7 +51,10 @@ fuzz_target!(|data: &[u8]| {
         }
 
         let mut s = String::from("#");
-        assert_eq!(utf8kit::decode_lossy_with(kernel, data, &mut s), Some(replacements));
+        assert_eq!(
+            utf8kit::decode_lossy_with(kernel, data, &mut s),
+            Some(replacements)
+        );
         assert_eq!(&s[1..], &*text, "{kernel}");
         let ours: Vec<(&str, &[u8])> = utf8kit::utf8_chunks_with(kernel, data)
             .expect("available")

@@ -105,7 +105,8 @@ fn check_utf32(units: &[u32]) {
         assert_eq!(&out[..need], lossy.as_bytes(), "{kernel:?}");
         assert_eq!(out[need], 0xA5, "{kernel:?} wrote past the output");
         let mut out = vec![0xA5u8; need + 1];
-        let got = transcode::utf32_to_utf8_with(kernel, units, &mut out[..need]).expect("available");
+        let got =
+            transcode::utf32_to_utf8_with(kernel, units, &mut out[..need]).expect("available");
         match first_bad {
             None => {
                 assert_eq!(got, Ok(need), "{kernel:?}");

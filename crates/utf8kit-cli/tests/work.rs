@@ -381,10 +381,7 @@ fn latin1_round_trip_and_refusal() {
 fn latin1_output_over_many_chunks_matches_a_char_by_char_encoding() {
     // ~1.5 MB, several read chunks, with characters outside Latin-1 all
     // through it (and across chunk ends).
-    let text: String = "Grüße, Привет! café ÿ €uro — ok. "
-        .repeat(40_000)
-        .chars()
-        .collect();
+    let text = "Grüße, Привет! café ÿ €uro — ok. ".repeat(40_000);
     let want: Vec<u8> = text
         .chars()
         .map(|c| u8::try_from(c).unwrap_or(b'?'))
@@ -431,7 +428,7 @@ fn utf32_input_errors_and_replacements() {
     truncated.extend_from_slice(&[0x43, 0x00]);
     utf8kit()
         .args(["convert", "--from", "utf-32le", "--to", "utf-8"])
-        .write_stdin(truncated.clone())
+        .write_stdin(truncated)
         .assert()
         .code(1)
         .stderr(

@@ -145,8 +145,22 @@ fn utf16_to_utf8_short_non_ascii() {
     }
 }
 
+/// `validate`'s error for invalid `bytes`, checked against std's numbers
+/// (so the expected error does not come from utf8kit alone).
+fn std_checked_error(bytes: &[u8]) -> utf8kit::Utf8Error {
+    let std = std::str::from_utf8(bytes).unwrap_err();
+    let ours = utf8kit::validate(bytes).unwrap_err();
+    assert_eq!(
+        (ours.valid_up_to(), ours.error_len()),
+        (std.valid_up_to(), std.error_len()),
+        "{bytes:02X?}"
+    );
+    ours
+}
+
 /// Checks UTF-8 → UTF-32 under every kernel on `bytes`: std's values into
-/// an exact buffer and one value short, or exactly `validate`'s error.
+/// an exact buffer and one value short, or exactly `validate`'s error
+/// (checked against std's).
 fn check_utf8_to_utf32(bytes: &[u8]) {
     let want: Result<Vec<u32>, _> =
         std::str::from_utf8(bytes).map(|s| s.chars().map(u32::from).collect());
@@ -174,7 +188,7 @@ fn check_utf8_to_utf32(bytes: &[u8]) {
                 }
             }
             Err(_) => {
-                let expected = utf8kit::validate(bytes).unwrap_err();
+                let expected = std_checked_error(bytes);
                 let mut out = vec![GUARD32; bytes.len() + 1];
                 let got = t::utf8_to_utf32_with(kernel, bytes, &mut out[..bytes.len()]);
                 assert_eq!(
@@ -192,9 +206,7 @@ fn check_utf8_to_utf32(bytes: &[u8]) {
         Ok(values) => assert_eq!(t::utf8_to_utf32_into(bytes, &mut out), Ok(values.len())),
         Err(_) => assert_eq!(
             t::utf8_to_utf32_into(bytes, &mut out),
-            Err(TranscodeError::Invalid(
-                utf8kit::validate(bytes).unwrap_err()
-            ))
+            Err(TranscodeError::Invalid(std_checked_error(bytes)))
         ),
     }
 }
@@ -313,7 +325,7 @@ fn utf8_to_utf32_large_ascii() {
                         );
                     }
                     Err(_) => {
-                        let expected = utf8kit::validate(bytes).unwrap_err();
+                        let expected = std_checked_error(bytes);
                         let mut out = vec![GUARD32; offset + bytes.len()];
                         let got = t::utf8_to_utf32_with(kernel, bytes, &mut out[offset..]);
                         assert_eq!(got, Some(Err(TranscodeError::Invalid(expected))), "{ctx}");

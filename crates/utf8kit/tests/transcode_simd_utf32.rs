@@ -181,8 +181,14 @@ fn check_utf8(bytes: &[u8]) {
                     assert_eq!(out[short], 0xA5A5_A5A5, "{}: wrote past the end", ctx());
                 }
             }
-            Err(_) => {
+            Err(std) => {
                 let expected = utf8kit::validate(bytes).unwrap_err();
+                assert_eq!(
+                    (expected.valid_up_to(), expected.error_len()),
+                    (std.valid_up_to(), std.error_len()),
+                    "{}",
+                    ctx()
+                );
                 let mut out = vec![0u32; bytes.len()];
                 let got = t::utf8_to_utf32_with(kernel, bytes, &mut out);
                 assert_eq!(

@@ -7,7 +7,7 @@
 //! `&str` view the input as text without checking it again (see [`text`]).
 
 use super::{Contender, Operation, Ratio, Role, RowKey, Shape, Summary};
-use crate::inputs::{Encoding, Kind};
+use crate::inputs::Encoding;
 
 const UTF8KIT: &str = "utf8kit::transcode::count_chars";
 const SCALAR: &str = "utf8kit scalar count_chars";
@@ -62,12 +62,10 @@ pub fn operation() -> Operation {
             rows: RowKey::is_non_latin_lipsum,
             shape: Shape::GeomeanBySize,
         })
-        .summary(Summary {
-            title: "utf8kit ÷ best peer, every lipsum file",
-            ratio: "÷best",
-            rows: |k| k.kind == Kind::Lipsum,
-            shape: Shape::Matrix,
-        })
+        .summary(Summary::lipsum_matrix(
+            "utf8kit ÷ best peer, every lipsum file",
+            "÷best",
+        ))
         .note("utf8kit = utf8kit::transcode::count_chars (the detected kernel); scalar = count_chars_with(Kernel::Scalar)")
         .note("simdutf = simdutf::count_utf8; bytecount = bytecount::num_chars (feature runtime-dispatch-simd); std = str::chars().count()")
 }

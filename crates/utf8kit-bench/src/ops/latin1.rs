@@ -70,17 +70,15 @@ pub fn latin1_to_utf8() -> Operation {
         }))
         .contender(Contender::latin1(SCALAR_L1TO8, "scalar", Role::Ours, move |s| {
             let out = room(&mut b, 2 * s.len());
-            match utf8kit::transcode::latin1_to_utf8_with(utf8kit::Kernel::Scalar, s, out) {
-                Some(Ok(n)) => n,
-                _ => INVALID,
-            }
+            utf8kit::transcode::latin1_to_utf8_with(utf8kit::Kernel::Scalar, s, out)
+                .and_then(Result::ok)
+                .unwrap_or(INVALID)
         }))
         .contender(Contender::latin1(AVX2_L1TO8, "avx2", Role::Ours, move |s| {
             let out = room(&mut g, 2 * s.len());
-            match utf8kit::transcode::latin1_to_utf8_with(utf8kit::Kernel::Avx2, s, out) {
-                Some(Ok(n)) => n,
-                _ => INVALID,
-            }
+            utf8kit::transcode::latin1_to_utf8_with(utf8kit::Kernel::Avx2, s, out)
+                .and_then(Result::ok)
+                .unwrap_or(INVALID)
         }))
         .contender(Contender::latin1(SIMDUTF_L1TO8, "simdutf", Role::Peer, move |s| {
             let out = room(&mut c, 2 * s.len());
@@ -142,17 +140,15 @@ pub fn utf8_to_latin1() -> Operation {
         }))
         .contender(Contender::utf8(SCALAR_8TOL1, "scalar", Role::Ours, move |s| {
             let out = room(&mut b, s.len());
-            match utf8kit::transcode::utf8_to_latin1_with(utf8kit::Kernel::Scalar, s, out) {
-                Some(Ok(n)) => n,
-                _ => INVALID,
-            }
+            utf8kit::transcode::utf8_to_latin1_with(utf8kit::Kernel::Scalar, s, out)
+                .and_then(Result::ok)
+                .unwrap_or(INVALID)
         }))
         .contender(Contender::utf8(AVX2_8TOL1, "avx2", Role::Ours, move |s| {
             let out = room(&mut h, s.len());
-            match utf8kit::transcode::utf8_to_latin1_with(utf8kit::Kernel::Avx2, s, out) {
-                Some(Ok(n)) => n,
-                _ => INVALID,
-            }
+            utf8kit::transcode::utf8_to_latin1_with(utf8kit::Kernel::Avx2, s, out)
+                .and_then(Result::ok)
+                .unwrap_or(INVALID)
         }))
         .contender(Contender::utf8(SIMDUTF_8TOL1, "simdutf", Role::Peer, move |s| {
             let out = room(&mut c, s.len());

@@ -124,10 +124,9 @@ pub fn utf8_to_utf16(encoding: Encoding) -> Operation {
             Role::Ours,
             move |s| {
                 let out = room(&mut b, s.len());
-                match utf8kit::transcode::utf8_to_utf16_lossy_with(Kernel::Scalar, s, out) {
-                    Some(Ok(n)) => n,
-                    _ => usize::MAX,
-                }
+                utf8kit::transcode::utf8_to_utf16_lossy_with(Kernel::Scalar, s, out)
+                .and_then(Result::ok)
+                .unwrap_or(usize::MAX)
             },
         ))
         .contender(Contender::utf8(STD_16, "std", Role::Peer, move |s| {

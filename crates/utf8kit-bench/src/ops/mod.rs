@@ -291,6 +291,18 @@ pub struct Summary {
     pub shape: Shape,
 }
 
+impl Summary {
+    /// A [`Shape::Matrix`] of `ratio` over every lipsum file.
+    pub fn lipsum_matrix(title: &'static str, ratio: &'static str) -> Summary {
+        Summary {
+            title,
+            ratio,
+            rows: |k| k.kind == Kind::Lipsum,
+            shape: Shape::Matrix,
+        }
+    }
+}
+
 /// One benchmarked operation: a table of its own in the report.
 pub struct Operation {
     /// Name, as in headings and `--filter` (`validate`).

@@ -51,10 +51,9 @@ pub fn utf8_to_utf16() -> Operation {
             Role::Ours,
             move |s| {
                 let out = room(&mut f, s.len());
-                match utf8kit::transcode::utf8_to_utf16_with(utf8kit::Kernel::Scalar, s, out) {
-                    Some(Ok(n)) => n,
-                    _ => INVALID,
-                }
+                utf8kit::transcode::utf8_to_utf16_with(utf8kit::Kernel::Scalar, s, out)
+                .and_then(Result::ok)
+                .unwrap_or(INVALID)
             },
         ))
         .contender(Contender::utf8(
@@ -63,10 +62,9 @@ pub fn utf8_to_utf16() -> Operation {
             Role::Ours,
             move |s| {
                 let out = room(&mut g, s.len());
-                match utf8kit::transcode::utf8_to_utf16_with(utf8kit::Kernel::Avx2, s, out) {
-                    Some(Ok(n)) => n,
-                    _ => INVALID,
-                }
+                utf8kit::transcode::utf8_to_utf16_with(utf8kit::Kernel::Avx2, s, out)
+                .and_then(Result::ok)
+                .unwrap_or(INVALID)
             },
         ))
         .contender(Contender::utf8(SIMDUTF_8TO16, "simdutf", Role::Peer, move |s| {
@@ -123,12 +121,10 @@ pub fn utf8_to_utf16() -> Operation {
             rows: RowKey::is_non_latin_lipsum,
             shape: Shape::GeomeanBySize,
         })
-        .summary(Summary {
-            title: "utf8kit ÷ simdutf, every lipsum file",
-            ratio: "÷simdutf",
-            rows: |k| k.kind == crate::inputs::Kind::Lipsum,
-            shape: Shape::Matrix,
-        })
+        .summary(Summary::lipsum_matrix(
+            "utf8kit ÷ simdutf, every lipsum file",
+            "÷simdutf",
+        ))
         .note("utf8kit = utf8kit::transcode::utf8_to_utf16_into (with AVX-512: validates and converts in one pass, errors exactly as utf8kit::validate); scalar = the same with the scalar kernel forced; avx2 = the same with Kernel::Avx2 forced (AVX2 validation, then AVX2 conversion)")
         .note("simdutf = simdutf::convert_utf8_to_utf16le (validating, bool error); simdutf valid = convert_valid_utf8_to_utf16le (no validation, a reference)")
         .note("std = core::str::from_utf8 + str::encode_utf16 into a Vec; enc_rs = encoding_rs UTF-8 decoder, decode_to_utf16_without_replacement")
@@ -155,10 +151,9 @@ pub fn utf16_to_utf8() -> Operation {
             Role::Ours,
             move |u| {
                 let out = room(&mut f, 3 * u.len());
-                match utf8kit::transcode::utf16_to_utf8_with(utf8kit::Kernel::Scalar, u, out) {
-                    Some(Ok(n)) => n,
-                    _ => INVALID,
-                }
+                utf8kit::transcode::utf16_to_utf8_with(utf8kit::Kernel::Scalar, u, out)
+                .and_then(Result::ok)
+                .unwrap_or(INVALID)
             },
         ))
         .contender(Contender::utf16(
@@ -167,10 +162,9 @@ pub fn utf16_to_utf8() -> Operation {
             Role::Ours,
             move |u| {
                 let out = room(&mut g, 3 * u.len());
-                match utf8kit::transcode::utf16_to_utf8_with(utf8kit::Kernel::Avx2, u, out) {
-                    Some(Ok(n)) => n,
-                    _ => INVALID,
-                }
+                utf8kit::transcode::utf16_to_utf8_with(utf8kit::Kernel::Avx2, u, out)
+                .and_then(Result::ok)
+                .unwrap_or(INVALID)
             },
         ))
         .contender(Contender::utf16(SIMDUTF_16TO8, "simdutf", Role::Peer, move |u| {
@@ -220,12 +214,10 @@ pub fn utf16_to_utf8() -> Operation {
             rows: RowKey::is_non_latin_lipsum,
             shape: Shape::GeomeanBySize,
         })
-        .summary(Summary {
-            title: "utf8kit ÷ simdutf, every lipsum file",
-            ratio: "÷simdutf",
-            rows: |k| k.kind == crate::inputs::Kind::Lipsum,
-            shape: Shape::Matrix,
-        })
+        .summary(Summary::lipsum_matrix(
+            "utf8kit ÷ simdutf, every lipsum file",
+            "÷simdutf",
+        ))
         .note("utf8kit = utf8kit::transcode::utf16_to_utf8_into (strict: unpaired surrogates are errors); scalar = the same with the scalar kernel forced; avx2 = the same with Kernel::Avx2 forced")
         .note("simdutf = simdutf::convert_utf16le_to_utf8 (validating); simdutf valid = convert_valid_utf16le_to_utf8 (no validation, a reference)")
         .note("std = String::from_utf16 (allocates); enc_rs = encoding_rs::mem::utf16_valid_up_to then convert_utf16_to_utf8")

@@ -8,7 +8,7 @@
 use std::hint::black_box;
 
 use super::{Contender, INVALID, Operation, Ratio, Role, RowKey, Shape, Summary};
-use crate::inputs::{Encoding, Kind};
+use crate::inputs::Encoding;
 
 const UTF8KIT_8TO32: &str = "utf8kit::transcode::utf8_to_utf32_into";
 const SCALAR_8TO32: &str = "utf8kit scalar utf8_to_utf32";
@@ -48,17 +48,15 @@ pub fn utf8_to_utf32() -> Operation {
         }))
         .contender(Contender::utf8(SCALAR_8TO32, "scalar", Role::Ours, move |s| {
             let out = room(&mut f, s.len());
-            match utf8kit::transcode::utf8_to_utf32_with(utf8kit::Kernel::Scalar, s, out) {
-                Some(Ok(n)) => n,
-                _ => INVALID,
-            }
+            utf8kit::transcode::utf8_to_utf32_with(utf8kit::Kernel::Scalar, s, out)
+                .and_then(Result::ok)
+                .unwrap_or(INVALID)
         }))
         .contender(Contender::utf8(AVX2_8TO32, "avx2", Role::Ours, move |s| {
             let out = room(&mut g, s.len());
-            match utf8kit::transcode::utf8_to_utf32_with(utf8kit::Kernel::Avx2, s, out) {
-                Some(Ok(n)) => n,
-                _ => INVALID,
-            }
+            utf8kit::transcode::utf8_to_utf32_with(utf8kit::Kernel::Avx2, s, out)
+                .and_then(Result::ok)
+                .unwrap_or(INVALID)
         }))
         .contender(Contender::utf8(SIMDUTF_8TO32, "simdutf", Role::Peer, move |s| {
             let out = room(&mut b, s.len() + 1);
@@ -101,12 +99,10 @@ pub fn utf8_to_utf32() -> Operation {
             rows: RowKey::is_non_latin_lipsum,
             shape: Shape::GeomeanBySize,
         })
-        .summary(Summary {
-            title: "utf8kit ÷ simdutf, every lipsum file",
-            ratio: "÷simdutf",
-            rows: |k| k.kind == Kind::Lipsum,
-            shape: Shape::Matrix,
-        })
+        .summary(Summary::lipsum_matrix(
+            "utf8kit ÷ simdutf, every lipsum file",
+            "÷simdutf",
+        ))
         .note("utf8kit = utf8kit::transcode::utf8_to_utf32_into (validates like utf8kit::validate, then converts); scalar = the same with the scalar kernel forced; avx2 = the same with Kernel::Avx2 forced")
         .note("simdutf = simdutf::convert_utf8_to_utf32 (validating, bool error); simdutf valid = convert_valid_utf8_to_utf32 (no validation, a reference)")
         .note("std = core::str::from_utf8 + str::chars mapped to u32 into a Vec")
@@ -129,17 +125,15 @@ pub fn utf32_to_utf8() -> Operation {
         }))
         .contender(Contender::utf32(SCALAR_32TO8, "scalar", Role::Ours, move |u| {
             let out = room(&mut f, 4 * u.len());
-            match utf8kit::transcode::utf32_to_utf8_with(utf8kit::Kernel::Scalar, u, out) {
-                Some(Ok(n)) => n,
-                _ => INVALID,
-            }
+            utf8kit::transcode::utf32_to_utf8_with(utf8kit::Kernel::Scalar, u, out)
+                .and_then(Result::ok)
+                .unwrap_or(INVALID)
         }))
         .contender(Contender::utf32(AVX2_32TO8, "avx2", Role::Ours, move |u| {
             let out = room(&mut g, 4 * u.len());
-            match utf8kit::transcode::utf32_to_utf8_with(utf8kit::Kernel::Avx2, u, out) {
-                Some(Ok(n)) => n,
-                _ => INVALID,
-            }
+            utf8kit::transcode::utf32_to_utf8_with(utf8kit::Kernel::Avx2, u, out)
+                .and_then(Result::ok)
+                .unwrap_or(INVALID)
         }))
         .contender(Contender::utf32(SIMDUTF_32TO8, "simdutf", Role::Peer, move |u| {
             let out = room(&mut b, 4 * u.len());
@@ -180,12 +174,10 @@ pub fn utf32_to_utf8() -> Operation {
             rows: RowKey::is_non_latin_lipsum,
             shape: Shape::GeomeanBySize,
         })
-        .summary(Summary {
-            title: "utf8kit ÷ simdutf, every lipsum file",
-            ratio: "÷simdutf",
-            rows: |k| k.kind == Kind::Lipsum,
-            shape: Shape::Matrix,
-        })
+        .summary(Summary::lipsum_matrix(
+            "utf8kit ÷ simdutf, every lipsum file",
+            "÷simdutf",
+        ))
         .note("input sizes are UTF-32 bytes (4 per value); GB/s counts input bytes")
         .note("utf8kit = utf8kit::transcode::utf32_to_utf8_into (strict: surrogates and values above 10FFFF are errors); scalar = the same with the scalar kernel forced; avx2 = the same with Kernel::Avx2 forced")
         .note("simdutf = simdutf::convert_utf32_to_utf8 (validating); simdutf valid = convert_valid_utf32_to_utf8 (no validation, a reference)")

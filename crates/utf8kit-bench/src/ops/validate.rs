@@ -125,12 +125,10 @@ pub fn operation() -> Operation {
             rows: |k| k.kind == Kind::Ascii && k.size >= Size(64 << 10),
             shape: Shape::Matrix,
         })
-        .summary(Summary {
-            title: "scalar kernel (forced) ÷ core::str::from_utf8, every lipsum file",
-            ratio: "scalar÷std",
-            rows: |k| k.kind == Kind::Lipsum,
-            shape: Shape::Matrix,
-        })
+        .summary(Summary::lipsum_matrix(
+            "scalar kernel (forced) ÷ core::str::from_utf8, every lipsum file",
+            "scalar÷std",
+        ))
         .summary(Summary {
             title: "streaming in 64 KiB chunks ÷ one-shot utf8kit::validate, geomean over all inputs",
             ratio: "stream÷val",

@@ -138,11 +138,10 @@ impl Decoder {
                 let be = self.encoding == Encoding::Utf32Be;
                 let units = utf32_units(bytes, be);
                 if self.lossy {
-                    let text = transcode::utf32_to_utf8_lossy(&units);
-                    let genuine = units.iter().filter(|&&u| u == 0xFFFD).count();
-                    let produced = text.matches('\u{FFFD}').count();
-                    self.replacements += produced.saturating_sub(genuine) as u64;
-                    out.push_str(&text);
+                    // Each unit that is not a scalar value becomes one U+FFFD.
+                    let invalid = units.iter().filter(|&&u| char::from_u32(u).is_none());
+                    self.replacements += invalid.count() as u64;
+                    out.push_str(&transcode::utf32_to_utf8_lossy(&units));
                 } else {
                     match transcode::utf32_to_utf8(&units) {
                         Ok(text) => out.push_str(&text),
@@ -349,10 +348,10 @@ fn append_utf32(text: &str, out: &mut Vec<u8>, be: bool) {
 /// The whole 32-bit units of `bytes` (big-endian if `be`); a partial last
 /// unit is left out.
 fn utf32_units(bytes: &[u8], be: bool) -> Vec<u32> {
-    bytes
-        .chunks_exact(4)
-        .map(|p| {
-            let p = [p[0], p[1], p[2], p[3]];
+    let (whole, _partial) = bytes.as_chunks::<4>();
+    whole
+        .iter()
+        .map(|&p| {
             if be {
                 u32::from_be_bytes(p)
             } else {
