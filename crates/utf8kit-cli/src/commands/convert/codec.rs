@@ -332,13 +332,7 @@ fn append_utf16(text: &str, out: &mut Vec<u8>, be: bool) {
 /// Appends `text` as UTF-32 bytes (big-endian if `be`), converted by the
 /// library's SIMD transcoder.
 fn append_utf32(text: &str, out: &mut Vec<u8>, be: bool) {
-    let mut units = vec![0u32; transcode::count_chars(text)];
-    let n = transcode::utf8_to_utf32_into(text.as_bytes(), &mut units).unwrap_or(0);
-    if n != units.len() {
-        // Cannot happen (the text is valid and `units` exactly sized).
-        units.clear();
-        units.extend(text.chars().map(u32::from));
-    }
+    let units = transcode::valid_utf8_to_utf32(text);
     out.reserve(4 * units.len());
     for u in units {
         out.extend_from_slice(&if be { u.to_be_bytes() } else { u.to_le_bytes() });
