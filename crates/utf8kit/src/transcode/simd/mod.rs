@@ -56,6 +56,11 @@ pub(crate) enum Engine {
     /// none, the scalar kernel.
     #[cfg(target_arch = "x86_64")]
     Avx2,
+    /// The SSE4.1 kernels (plus SSSE3, SSE4.2 and POPCNT, but no BMI: they
+    /// serve the CPUs before Haswell); where a conversion has none, the
+    /// scalar kernel.
+    #[cfg(target_arch = "x86_64")]
+    Sse41,
 }
 
 /// Whether the CPU has all the `target_feature`s named by the literals.
@@ -85,6 +90,10 @@ impl Engine {
             Kernel::Avx512 if transcoders() & AVX512 != 0 => Engine::Avx512,
             #[cfg(target_arch = "x86_64")]
             Kernel::Avx512 | Kernel::Avx2 if transcoders() & AVX2 != 0 => Engine::Avx2,
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx512 | Kernel::Avx2 | Kernel::Sse42 if transcoders() & SSE41 != 0 => {
+                Engine::Sse41
+            }
             _ => Engine::Scalar,
         }
     }
@@ -98,6 +107,7 @@ impl Engine {
         match DETECTED_ENGINE.load(Ordering::Relaxed) {
             2 => Engine::Avx512,
             3 => Engine::Avx2,
+            4 => Engine::Sse41,
             1 => Engine::Scalar,
             _ => detect_engine(),
         }
@@ -107,7 +117,7 @@ impl Engine {
 }
 
 /// [`Engine::detected`]'s cache: 0 before the first call, 1 scalar, 2
-/// AVX-512, 3 AVX2 (`Relaxed`, as [`TRANSCODERS`]).
+/// AVX-512, 3 AVX2, 4 SSE4.1 (`Relaxed`, as [`TRANSCODERS`]).
 #[cfg(target_arch = "x86_64")]
 static DETECTED_ENGINE: AtomicU8 = AtomicU8::new(0);
 
@@ -120,6 +130,7 @@ fn detect_engine() -> Engine {
         Engine::Scalar => 1,
         Engine::Avx512 => 2,
         Engine::Avx2 => 3,
+        Engine::Sse41 => 4,
     };
     DETECTED_ENGINE.store(code, Ordering::Relaxed);
     engine
@@ -128,7 +139,7 @@ fn detect_engine() -> Engine {
 /// Which transcoders the CPU has what it takes for, asked once and cached
 /// (asking for eight CPU features on every call costs more than converting
 /// a short string): 0 before the first call, then [`KNOWN`] with
-/// [`AVX512`] and [`AVX2`] as they apply. Every thread computes the same
+/// [`AVX512`], [`AVX2`] and [`SSE41`] as they apply. Every thread computes the same
 /// value, so `Relaxed` is enough: a race only means asking twice.
 #[cfg(target_arch = "x86_64")]
 static TRANSCODERS: AtomicU8 = AtomicU8::new(0);
@@ -142,6 +153,9 @@ const AVX512: u8 = 2;
 /// The CPU has what the AVX2 transcoders use.
 #[cfg(target_arch = "x86_64")]
 const AVX2: u8 = 4;
+/// The CPU has what the SSE4.1 transcoders use.
+#[cfg(target_arch = "x86_64")]
+const SSE41: u8 = 8;
 
 /// Whether the CPU has what the AVX-512 transcoders use (for the kernels'
 /// own tests).
@@ -178,6 +192,9 @@ fn detect_transcoders() -> u8 {
     }
     if has!("avx2", "bmi1", "bmi2", "popcnt") {
         bits |= AVX2;
+    }
+    if has!("sse4.1", "sse4.2", "ssse3", "popcnt") {
+        bits |= SSE41;
     }
     TRANSCODERS.store(bits, Ordering::Relaxed);
     bits
