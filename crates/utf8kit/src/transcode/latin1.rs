@@ -103,6 +103,13 @@ fn latin1_to_utf8_run(engine: Engine, src: &[u8], dst: &mut [u8]) -> usize {
             // kernel's features; `dst` is `cap` writable bytes.
             unsafe { super::simd::latin1_avx2::latin1_to_utf8(src, ptr, cap) }
         }
+        #[cfg(target_arch = "x86_64")]
+        Engine::Sse41 => {
+            let (ptr, cap) = (dst.as_mut_ptr(), dst.len());
+            // SAFETY: `Engine::Sse41` is only chosen when the CPU has the
+            // kernel's features; `dst` is `cap` writable bytes.
+            unsafe { super::simd::latin1_sse41::latin1_to_utf8(src, ptr, cap) }
+        }
         _ => Progress::default(),
     };
     if p.read == src.len() {
@@ -147,6 +154,12 @@ fn utf8_to_latin1_run<const VALID: bool>(
             // SAFETY: as for `Engine::Avx512` above.
             unsafe { super::simd::latin1_avx2::utf8_to_latin1::<VALID>(src, ptr, cap) }
         }
+        #[cfg(target_arch = "x86_64")]
+        Engine::Sse41 => {
+            let (ptr, cap) = (dst.as_mut_ptr(), dst.len());
+            // SAFETY: as for `Engine::Avx512` above.
+            unsafe { super::simd::latin1_sse41::utf8_to_latin1::<VALID>(src, ptr, cap) }
+        }
         _ => Progress::default(),
     };
     if p.read == src.len() {
@@ -182,6 +195,10 @@ pub(super) fn utf8_len_by(engine: Engine, bytes: &[u8]) -> usize {
         // SAFETY: `Engine::Avx2` is only chosen when the CPU has the
         // kernel's features.
         Engine::Avx2 => bytes.len() + unsafe { super::simd::latin1_avx2::count_high(bytes) },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: `Engine::Sse41` is only chosen when the CPU has the
+        // kernel's features.
+        Engine::Sse41 => bytes.len() + unsafe { super::simd::latin1_sse41::count_high(bytes) },
         _ => utf8_len_from_latin1_scalar(bytes),
     }
 }

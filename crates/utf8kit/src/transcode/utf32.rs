@@ -68,6 +68,13 @@ fn valid_utf8_to_utf32_run(engine: Engine, src: &[u8], dst: &mut [u32]) -> usize
             // kernel's features; `dst` is `cap` writable values.
             unsafe { super::simd::utf32_avx2::utf8_to_utf32::<false>(src, ptr, cap) }
         }
+        #[cfg(target_arch = "x86_64")]
+        Engine::Sse41 => {
+            let (ptr, cap) = (dst.as_mut_ptr(), dst.len());
+            // SAFETY: `Engine::Sse41` is only chosen when the CPU has the
+            // kernel's features; `dst` is `cap` writable values.
+            unsafe { super::simd::utf32_sse41::utf8_to_utf32::<false>(src, ptr, cap) }
+        }
         _ => Progress::default(),
     };
     let rest = src.get(p.read..).unwrap_or_default();
@@ -92,6 +99,12 @@ fn ascii_prefix_to_utf32(engine: Engine, src: &[u8], dst: &mut [u32]) -> Progres
             let (ptr, cap) = (dst.as_mut_ptr(), dst.len());
             // SAFETY: as above, for `Engine::Avx2`.
             unsafe { super::simd::utf32_avx2::utf8_to_utf32::<true>(src, ptr, cap) }
+        }
+        #[cfg(target_arch = "x86_64")]
+        Engine::Sse41 => {
+            let (ptr, cap) = (dst.as_mut_ptr(), dst.len());
+            // SAFETY: as above, for `Engine::Sse41`.
+            unsafe { super::simd::utf32_sse41::utf8_to_utf32::<true>(src, ptr, cap) }
         }
         _ => Progress::default(),
     }
@@ -217,6 +230,13 @@ fn utf32_to_utf8_run<const LOSSY: bool>(
             // SAFETY: `Engine::Avx2` is only chosen when the CPU has the
             // kernel's features; `dst` is `cap` writable bytes.
             unsafe { super::simd::utf32_avx2::utf32_to_utf8::<LOSSY>(src, ptr, cap) }
+        }
+        #[cfg(target_arch = "x86_64")]
+        Engine::Sse41 => {
+            let (ptr, cap) = (dst.as_mut_ptr(), dst.len());
+            // SAFETY: `Engine::Sse41` is only chosen when the CPU has the
+            // kernel's features; `dst` is `cap` writable bytes.
+            unsafe { super::simd::utf32_sse41::utf32_to_utf8::<LOSSY>(src, ptr, cap) }
         }
         _ => Progress::default(),
     };

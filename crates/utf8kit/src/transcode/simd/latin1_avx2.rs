@@ -64,7 +64,8 @@ const fn widen_table() -> [[u8; 16]; 256] {
     table
 }
 
-static WIDEN: [[u8; 16]; 256] = widen_table();
+/// (Shared with [`super::latin1_sse41`].)
+pub(crate) static WIDEN: [[u8; 16]; 256] = widen_table();
 
 /// `pshufb` indices that keep the bytes `0..8` whose bit is set in the
 /// index, packed to the start.
@@ -86,7 +87,8 @@ const fn keep_table() -> [[u8; 16]; 256] {
     table
 }
 
-static KEEP: [[u8; 16]; 256] = keep_table();
+/// (Shared with [`super::latin1_sse41`].)
+pub(crate) static KEEP: [[u8; 16]; 256] = keep_table();
 
 /// The 16-byte row `mask` of `table`.
 #[target_feature(enable = "avx2")]

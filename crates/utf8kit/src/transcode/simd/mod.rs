@@ -27,6 +27,8 @@ pub(crate) mod latin1_avx2;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod latin1_avx512;
 #[cfg(target_arch = "x86_64")]
+pub(crate) mod latin1_sse41;
+#[cfg(target_arch = "x86_64")]
 pub(crate) mod utf16_avx2;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod utf16_avx512;
@@ -38,6 +40,8 @@ pub(crate) mod utf16_len_avx512;
 pub(crate) mod utf32_avx2;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod utf32_avx512;
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod utf32_sse41;
 
 use crate::Kernel;
 #[cfg(target_arch = "x86_64")]

@@ -1,0 +1,434 @@
+//! SSE4.1 Latin-1 ⇄ UTF-8, and the UTF-8 length of Latin-1 (the Latin-1
+//! length of UTF-8 is the character count of `count.rs`), for the CPUs
+//! before AVX2 and BMI: 128-bit registers, `pshufb` (SSSE3), `pblendvb`
+//! and `pmovzxbw` (SSE4.1) and `popcnt`, nothing else.
+//!
+//! The steps are those of [`super::latin1_avx2`] with its 16-byte halves
+//! as the unit of work, and they pack with its tables ([`WIDEN`],
+//! [`KEEP`]).
+//!
+//! # Latin-1 → UTF-8
+//!
+//! 16 bytes a step. An all-ASCII block is copied. Otherwise each half of 8
+//! bytes is widened to 16-bit lanes (`pmovzxbw`, `punpckhbw`), each lane
+//! gets its byte's UTF-8 encoding from its low byte on (`b`, or the lead
+//! `C0 | b >> 6` and the continuation `80 | b & 3F`, chosen by `pblendvb`),
+//! and a `pshufb` from [`WIDEN`], indexed by the half's high-bit mask, packs
+//! one byte per ASCII lane and two per other lane: 8 bytes make 8 to 16.
+//! The two halves are stored one after the other, 16 bytes each.
+//!
+//! # UTF-8 → Latin-1 (validating)
+//!
+//! 16 bytes a step. An all-ASCII block is copied. Otherwise the step
+//! converts its 16 bytes (17 if the 16th is a lead) in registers only if
+//! its non-ASCII bytes are exactly `C2`/`C3` leads each followed by one
+//! continuation byte. The test needs three masks: the leads, the
+//! continuations in the block, and the continuations in the block loaded
+//! one byte on, which must be the leads exactly (and the block must not
+//! start with a continuation). Each lead lane becomes its Latin-1 byte
+//! (`80 | next & 3F`, plus `40` after `C3`), and a `pshufb` per half from
+//! [`KEEP`] drops the continuation lanes. Anything else is an error for
+//! Latin-1 (or a character it cannot hold): the kernel stops at the step's
+//! start, a character boundary, and the scalar kernel finds and reports the
+//! first problem from there.
+//!
+//! # Room
+//!
+//! A step needs 16 bytes of input (17 to convert a non-ASCII block) and 16
+//! bytes of room (32 for Latin-1 → UTF-8 past an ASCII block); the rest is
+//! left to the scalar kernels. Nothing is left written past the output:
+//! each half's store spills zeros past the half's output, which the output
+//! of the input that follows overwrites; a step with too little input after
+//! it to be sure of that packs its halves in a local buffer and copies
+//! exactly its output.
+
+use super::Progress;
+use super::latin1_avx2::{KEEP, WIDEN};
+use core::arch::x86_64::*;
+
+/// Bytes of input a step converts (one register).
+const STEP: usize = 16;
+
+/// Latin-1 → UTF-8: input bytes left from which a step stores whole
+/// registers. A step's stores reach at most 8 bytes past its output (the
+/// second half's 16-byte store holds 8 to 16 bytes of output), and the 8
+/// or more bytes of input after the step make at least 8 bytes of output.
+const WIDEN_TAIL: usize = STEP + 8;
+
+/// UTF-8 → Latin-1: input bytes left from which a step stores whole
+/// registers. A step's stores (8 bytes each, the second half's holding 4 to
+/// 8 bytes of output) reach at most 4 bytes past its output, and the 8 or
+/// more bytes of input after the step (17 at most) make at least 4 bytes of
+/// output if the conversion succeeds.
+const KEEP_TAIL: usize = STEP + 1 + 8;
+
+/// The 16-byte row `mask` (its low 8 bits) of `table`.
+#[target_feature(enable = "sse4.1,sse4.2,ssse3,popcnt")]
+#[inline]
+fn row(table: &[[u8; 16]; 256], mask: u32) -> __m128i {
+    // SAFETY: a row is 16 readable bytes.
+    unsafe { _mm_loadu_si128(table[usize::from(mask as u8)].as_ptr().cast()) }
+}
+
+/// The UTF-8 encodings of the eight bytes zero-extended to the 16-bit lanes
+/// of `u`, each from its lane's low byte on, packed by the 8-bit high-bit
+/// mask `high` of those bytes.
+#[target_feature(enable = "sse4.1,sse4.2,ssse3,popcnt")]
+#[inline]
+fn widen8(u: __m128i, high: u32) -> __m128i {
+    let two = _mm_or_si128(
+        _mm_or_si128(_mm_srli_epi16::<6>(u), _mm_set1_epi16(0xC0)),
+        _mm_slli_epi16::<8>(_mm_or_si128(
+            _mm_and_si128(u, _mm_set1_epi16(0x3F)),
+            _mm_set1_epi16(0x80),
+        )),
+    );
+    let lanes = _mm_blendv_epi8(u, two, _mm_cmpgt_epi16(u, _mm_set1_epi16(0x7F)));
+    _mm_shuffle_epi8(lanes, row(&WIDEN, high))
+}
+
+/// Converts Latin-1 `src` to UTF-8 at `dst` while a step's input and room
+/// remain (see the module docs).
+///
+/// # Safety
+///
+/// * The CPU supports the enabled features.
+/// * `dst` is valid for writes of `cap` bytes.
+#[target_feature(enable = "sse4.1,sse4.2,ssse3,popcnt")]
+pub(crate) unsafe fn latin1_to_utf8(src: &[u8], dst: *mut u8, cap: usize) -> Progress {
+    let mut i = 0;
+    let mut o = 0;
+    let p = src.as_ptr();
+    // Invariants: `i <= src.len()`, `o <= cap`.
+    while src.len() - i >= STEP && cap - o >= STEP {
+        // SAFETY: `i + 16 <= src.len()`.
+        let v = unsafe { _mm_loadu_si128(p.add(i).cast()) };
+        // SAFETY: `o + 16 <= cap`: 16 writable bytes at `out`.
+        let out = unsafe { dst.add(o) };
+        let high = _mm_movemask_epi8(v) as u32;
+        if high == 0 {
+            // SAFETY: 16 writable bytes at `out`.
+            unsafe { _mm_storeu_si128(out.cast(), v) };
+            i += STEP;
+            o += STEP;
+            continue;
+        }
+        if cap - o < 2 * STEP {
+            break;
+        }
+        let lo = widen8(_mm_cvtepu8_epi16(v), high);
+        let hi = widen8(_mm_unpackhi_epi8(v, _mm_setzero_si128()), high >> 8);
+        let n_lo = 8 + (high & 0xFF).count_ones() as usize;
+        let n = 16 + high.count_ones() as usize;
+        if src.len() - i >= WIDEN_TAIL {
+            // SAFETY: stores of 16 bytes at `out` and `out + n_lo` (at most
+            // 16): inside the 32 writable bytes (`cap - o >= 32`).
+            unsafe {
+                _mm_storeu_si128(out.cast(), lo);
+                _mm_storeu_si128(out.add(n_lo).cast(), hi);
+            }
+        } else {
+            // The output may end here: exactly `n` bytes are written.
+            let mut packed = [0u8; 32];
+            // SAFETY: stores of 16 bytes at 0 and `n_lo` (at most 16)
+            // inside `packed`; then `n <= 32` bytes from it to `out`,
+            // inside the 32 writable bytes.
+            unsafe {
+                _mm_storeu_si128(packed.as_mut_ptr().cast(), lo);
+                _mm_storeu_si128(packed.as_mut_ptr().add(n_lo).cast(), hi);
+                core::ptr::copy_nonoverlapping(packed.as_ptr(), out, n);
+            }
+        }
+        i += STEP;
+        o += n;
+    }
+    Progress {
+        read: i,
+        written: o,
+    }
+}
+
+/// Converts UTF-8 `src` to Latin-1 at `dst` while its steps take the fast
+/// path (see the module docs) and a step's input and room remain; stops at
+/// a character boundary before the first step that does not.
+///
+/// (`VALID`, input known to be UTF-8, changes nothing here: the fast path's
+/// test is as cheap as it gets.)
+///
+/// # Safety
+///
+/// * The CPU supports the enabled features.
+/// * `dst` is valid for writes of `cap` bytes.
+#[target_feature(enable = "sse4.1,sse4.2,ssse3,popcnt")]
+pub(crate) unsafe fn utf8_to_latin1<const VALID: bool>(
+    src: &[u8],
+    dst: *mut u8,
+    cap: usize,
+) -> Progress {
+    let mut i = 0;
+    let mut o = 0;
+    let p = src.as_ptr();
+    // Invariants: `i <= src.len()`, `o <= cap`, `i` at a character boundary.
+    while src.len() - i >= STEP && cap - o >= STEP {
+        // SAFETY: `i + 16 <= src.len()`.
+        let v = unsafe { _mm_loadu_si128(p.add(i).cast()) };
+        // SAFETY: `o + 16 <= cap`: 16 writable bytes at `out`.
+        let out = unsafe { dst.add(o) };
+        let high = _mm_movemask_epi8(v) as u32;
+        if high == 0 {
+            // SAFETY: 16 writable bytes at `out`.
+            unsafe { _mm_storeu_si128(out.cast(), v) };
+            i += STEP;
+            o += STEP;
+            continue;
+        }
+        if src.len() - i <= STEP {
+            break;
+        }
+        // SAFETY: `i + 17 <= src.len()`: the 16 bytes at `i + 1` are
+        // readable.
+        let next = unsafe { _mm_loadu_si128(p.add(i + 1).cast()) };
+        let cont = |x: __m128i| {
+            _mm_cmpeq_epi8(
+                _mm_and_si128(x, _mm_set1_epi8(0xC0u8 as i8)),
+                _mm_set1_epi8(0x80u8 as i8),
+            )
+        };
+        // Leads C2/C3; continuations 80..=BF here and one byte on.
+        let lead_v = _mm_cmpeq_epi8(
+            _mm_and_si128(v, _mm_set1_epi8(0xFEu8 as i8)),
+            _mm_set1_epi8(0xC2u8 as i8),
+        );
+        let leads = _mm_movemask_epi8(lead_v) as u32;
+        let conts = _mm_movemask_epi8(cont(v)) as u32;
+        let after = _mm_movemask_epi8(cont(next)) as u32;
+        // Every high byte a lead or a continuation, every lead followed by
+        // a continuation and every continuation after a lead (byte `k + 1`
+        // of the block is byte `k` of `next`; byte 0 follows no lead).
+        if high & !(leads | conts) != 0 || leads != after || conts & 1 != 0 {
+            break;
+        }
+        let latin = _mm_or_si128(
+            _mm_or_si128(
+                _mm_and_si128(next, _mm_set1_epi8(0x3F)),
+                _mm_set1_epi8(0x80u8 as i8),
+            ),
+            _mm_and_si128(
+                _mm_cmpeq_epi8(v, _mm_set1_epi8(0xC3u8 as i8)),
+                _mm_set1_epi8(0x40),
+            ),
+        );
+        let bytes = _mm_blendv_epi8(v, latin, lead_v);
+        let keep = !conts & 0xFFFF;
+        let n_lo = (keep & 0xFF).count_ones() as usize;
+        let n = keep.count_ones() as usize;
+        let lo = _mm_shuffle_epi8(bytes, row(&KEEP, keep));
+        let hi = _mm_shuffle_epi8(_mm_srli_si128::<8>(bytes), row(&KEEP, keep >> 8));
+        if src.len() - i >= KEEP_TAIL {
+            // SAFETY: stores of 8 bytes at `out` and `out + n_lo` (at most
+            // 8): inside the 16 writable bytes.
+            unsafe {
+                _mm_storel_epi64(out.cast(), lo);
+                _mm_storel_epi64(out.add(n_lo).cast(), hi);
+            }
+        } else {
+            // The output may end here: exactly `n` bytes are written.
+            let mut packed = [0u8; 16];
+            // SAFETY: stores of 8 bytes at 0 and `n_lo` (at most 8) inside
+            // `packed`; then `n <= 16` bytes from it to `out`, inside the
+            // 16 writable bytes.
+            unsafe {
+                _mm_storel_epi64(packed.as_mut_ptr().cast(), lo);
+                _mm_storel_epi64(packed.as_mut_ptr().add(n_lo).cast(), hi);
+                core::ptr::copy_nonoverlapping(packed.as_ptr(), out, n);
+            }
+        }
+        // A lead at byte 15 takes byte 16 with it.
+        i += STEP + (leads >> 15) as usize;
+        o += n;
+    }
+    Progress {
+        read: i,
+        written: o,
+    }
+}
+
+/// The number of bytes `80..=FF` in `bytes`.
+///
+/// # Safety
+///
+/// * The CPU supports the enabled features.
+#[target_feature(enable = "sse4.1,sse4.2,ssse3,popcnt")]
+pub(crate) unsafe fn count_high(bytes: &[u8]) -> usize {
+    let (blocks, tail) = bytes.as_chunks::<64>();
+    let mut n = 0;
+    for block in blocks {
+        let p = block.as_ptr();
+        // SAFETY: `block` is 64 readable bytes.
+        let mask = unsafe {
+            let m = |k: usize| _mm_movemask_epi8(_mm_loadu_si128(p.add(16 * k).cast())) as u16;
+            u64::from(m(0)) | u64::from(m(1)) << 16 | u64::from(m(2)) << 32 | u64::from(m(3)) << 48
+        };
+        n += mask.count_ones() as usize;
+    }
+    let (blocks, tail) = tail.as_chunks::<16>();
+    for block in blocks {
+        // SAFETY: `block` is 16 readable bytes.
+        let v = unsafe { _mm_loadu_si128(block.as_ptr().cast()) };
+        n += (_mm_movemask_epi8(v) as u32).count_ones() as usize;
+    }
+    n + tail.iter().filter(|&&b| b >= 0x80).count()
+}
+
+#[cfg(all(test, feature = "std"))]
+mod tests {
+    use super::*;
+    use std::string::String;
+    use std::vec;
+    use std::vec::Vec;
+
+    /// Whether the CPU has the kernels' features.
+    fn available() -> bool {
+        std::is_x86_feature_detected!("sse4.1")
+            && std::is_x86_feature_detected!("sse4.2")
+            && std::is_x86_feature_detected!("ssse3")
+            && std::is_x86_feature_detected!("popcnt")
+    }
+
+    /// Latin-1 → UTF-8 by the kernel, finished (as the wrapper does with
+    /// the scalar kernel) with std's output from where it stopped; checks
+    /// the output against std and that nothing is left written past it.
+    fn widen(src: &[u8], extra: usize) -> Progress {
+        let want: String = src.iter().map(|&b| char::from(b)).collect();
+        let want = want.as_bytes();
+        let mut out = vec![0xA5u8; want.len() + extra];
+        // SAFETY: the features were checked; `out` is `out.len()` bytes.
+        let p = unsafe { latin1_to_utf8(src, out.as_mut_ptr(), out.len()) };
+        assert!(p.read <= src.len() && p.written <= want.len());
+        let done: String = src[..p.read].iter().map(|&b| char::from(b)).collect();
+        assert_eq!(p.written, done.len(), "{src:02X?}");
+        out[p.written..want.len()].copy_from_slice(&want[p.written..]);
+        assert_eq!(&out[..want.len()], want, "{src:02X?}");
+        assert!(out[want.len()..].iter().all(|&b| b == 0xA5), "{src:02X?}");
+        p
+    }
+
+    #[test]
+    fn latin1_every_byte_kind_at_every_lane() {
+        if !available() {
+            return;
+        }
+        for len in [16, 17, 23, 24, 25, 31, 32, 40, 48, 64, 65] {
+            for at in 0..len {
+                for b in [0x00, 0x41, 0x7F, 0x80, 0xBF, 0xC0, 0xE9, 0xFF] {
+                    let mut src = vec![b'a'; len];
+                    src[at] = b;
+                    for extra in [0, 1, 40] {
+                        let p = widen(&src, extra);
+                        // Room for the whole output lets the kernel run to
+                        // the last whole step.
+                        if extra == 40 {
+                            assert!(src.len() - p.read < STEP, "{len} {at} {b:02X}");
+                        }
+                    }
+                    let high = vec![0xE9u8; len];
+                    let mut src = high.clone();
+                    src[at] = b;
+                    widen(&src, 0);
+                    widen(&src, 40);
+                }
+            }
+        }
+    }
+
+    /// UTF-8 → Latin-1 by the kernel: checks the output against the
+    /// character boundary it stopped at; if the whole input converts,
+    /// finishes it with the expected output from there (as the wrapper
+    /// does with the scalar kernel) and checks that nothing is left
+    /// written past it.
+    fn narrow(src: &[u8], extra: usize) -> Progress {
+        let cap = src.len() + extra;
+        let mut out = vec![0xA5u8; cap];
+        // SAFETY: the features were checked; `out` is `cap` bytes.
+        let p = unsafe { utf8_to_latin1::<false>(src, out.as_mut_ptr(), cap) };
+        let done = core::str::from_utf8(&src[..p.read]).expect("stops at a boundary of valid text");
+        let want: Vec<u8> = done.chars().map(|c| u32::from(c) as u8).collect();
+        assert!(done.chars().all(|c| u32::from(c) < 0x100));
+        assert_eq!(&out[..p.written], &want[..], "{src:02X?}");
+        if let Ok(all) = core::str::from_utf8(src)
+            && all.chars().all(|c| u32::from(c) < 0x100)
+        {
+            let want: Vec<u8> = all.chars().map(|c| u32::from(c) as u8).collect();
+            out[p.written..want.len()].copy_from_slice(&want[p.written..]);
+            assert!(out[want.len()..].iter().all(|&b| b == 0xA5), "{src:02X?}");
+        }
+        p
+    }
+
+    #[test]
+    fn utf8_every_char_kind_and_problem_at_every_offset() {
+        if !available() {
+            return;
+        }
+        let kinds: [&[u8]; 10] = [
+            b"a",
+            "é".as_bytes(),
+            "\u{80}".as_bytes(),
+            "ÿ".as_bytes(),
+            "Ā".as_bytes(),
+            "€".as_bytes(),
+            "😀".as_bytes(),
+            b"\xC3",
+            b"\x80",
+            b"\xC0\x80",
+        ];
+        for len in [16, 17, 24, 25, 26, 32, 33, 48, 64] {
+            for at in 0..len {
+                for kind in kinds {
+                    for fill in ["a", "é"] {
+                        let mut src = Vec::new();
+                        while src.len() < at {
+                            src.extend_from_slice(fill.as_bytes());
+                        }
+                        src.truncate(at);
+                        // A cut "é" leaves a lead: repair it with an "a".
+                        if src.last().is_some_and(|&b| b == 0xC3) {
+                            src.pop();
+                            src.push(b'a');
+                        }
+                        src.extend_from_slice(kind);
+                        while src.len() < len {
+                            src.push(b'z');
+                        }
+                        let ok = core::str::from_utf8(&src)
+                            .is_ok_and(|s| s.chars().all(|c| u32::from(c) < 0x100));
+                        for extra in [0, 3] {
+                            let p = narrow(&src, extra);
+                            if ok {
+                                assert!(src.len() - p.read <= STEP, "{src:02X?}");
+                            } else {
+                                assert!(p.read <= at, "{src:02X?}");
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn count_high_matches_a_filter() {
+        if !available() {
+            return;
+        }
+        let bytes: Vec<u8> = (0..300u32).map(|k| (k * 97 % 256) as u8).collect();
+        for start in 0..70 {
+            for end in start..bytes.len() {
+                let s = &bytes[start..end];
+                // SAFETY: the features were checked.
+                let n = unsafe { count_high(s) };
+                assert_eq!(n, s.iter().filter(|&&b| b >= 0x80).count());
+            }
+        }
+    }
+}
