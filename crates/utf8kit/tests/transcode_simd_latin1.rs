@@ -1,5 +1,6 @@
 //! The Latin-1 ⇄ UTF-8 transcoders (and the `&str` flavour of UTF-8 →
-//! Latin-1), forced kernel by kernel (the scalar and the AVX-512 engine),
+//! Latin-1), forced kernel by kernel (the scalar, AVX-512, AVX2 and SSE4.1
+//! engines, as the CPU has them),
 //! against std and the scalar engine: every byte at
 //! every position, every short UTF-8 sequence around the 64-byte block
 //! edges, an error at every offset 0..=200 of valid text, the lipsum files,
@@ -395,6 +396,86 @@ fn latin1_one_whole_block() {
                 small[len..].iter().all(|&b| b == GUARD),
                 "{kernel}, room {len}: wrote past the end"
             );
+        }
+    }
+}
+
+/// The 16-byte steps of the SSE4.1 kernels (and of the AVX2 ones' halves):
+/// Latin-1 → UTF-8 with every high-bit mask of each 8-byte half (beside a
+/// few masks of the other half), and UTF-8 → Latin-1 with every layout of
+/// one- and two-byte characters over a step's 16 bytes (a lead at byte 15
+/// takes byte 16 along), each with and without input after the step (the
+/// whole-register stores and the exact ones) and after an ASCII step.
+#[test]
+fn sixteen_byte_step_layouts() {
+    let other = [0x00u32, 0x01, 0x80, 0xFF, 0x5A];
+    for mask in 0..256u32 {
+        for &o in &other {
+            for m in [mask | o << 8, o | mask << 8] {
+                let step: Vec<u8> = (0..16)
+                    .map(|k| {
+                        if m >> k & 1 != 0 {
+                            0x80 + (k as u8) * 7
+                        } else {
+                            b'a' + k as u8
+                        }
+                    })
+                    .collect();
+                for (prefix, suffix) in [(0, 0), (0, 7), (0, 8), (0, 40), (16, 9)] {
+                    let mut v = ascii_text(prefix);
+                    v.extend_from_slice(&step);
+                    v.extend_from_slice(&latin1_text(suffix, u64::from(m)));
+                    check_latin1(&v);
+                }
+            }
+        }
+    }
+    // Layouts: sequences of character widths 1 and 2 filling 16 or 17
+    // bytes (17 only when the last character starts at byte 15).
+    fn layouts(at: usize, cur: &mut Vec<u8>, out: &mut Vec<Vec<u8>>) {
+        if at >= 16 {
+            out.push(cur.clone());
+            return;
+        }
+        cur.push(1);
+        layouts(at + 1, cur, out);
+        cur.pop();
+        cur.push(2);
+        layouts(at + 2, cur, out);
+        cur.pop();
+    }
+    let mut all = Vec::new();
+    layouts(0, &mut Vec::new(), &mut all);
+    assert_eq!(all.len(), 2584);
+    for (n, widths) in all.iter().enumerate() {
+        let step: Vec<u8> = widths
+            .iter()
+            .enumerate()
+            .flat_map(|(k, &w)| {
+                let c = if w == 1 {
+                    char::from(b'a' + (k % 26) as u8)
+                } else {
+                    char::from(0x80 + ((k * 13 + n) % 0x80) as u8)
+                };
+                c.to_string().into_bytes()
+            })
+            .collect();
+        for (prefix, suffix) in [(0, 0), (0, 8), (0, 40), (16, 3)] {
+            let mut v = ascii_text(prefix);
+            v.extend_from_slice(&step);
+            v.extend_from_slice(&utf8_latin1_prefix(suffix));
+            check_utf8(&v);
+        }
+        // A character above U+00FF, and a stray continuation, after it.
+        if n % 5 == 0 {
+            let mut v = step.clone();
+            v.extend_from_slice("Ā".as_bytes());
+            v.extend_from_slice(&ascii_text(20));
+            check_utf8(&v);
+            let mut v = step;
+            v.push(0x80);
+            v.extend_from_slice(&ascii_text(20));
+            check_utf8(&v);
         }
     }
 }

@@ -364,6 +364,65 @@ fn utf8_to_utf32_prefixes_and_errors() {
     }
 }
 
+/// Every character length at every byte offset of the first 16-byte steps
+/// (of the SSE4.1 kernel, and of the halves of the AVX2 one), among
+/// characters of every length, with the input ending right after it, a
+/// byte or two later (the 18 bytes a step reads), and far after it (the
+/// whole-register stores); and a 4-byte character cut short there.
+#[test]
+fn utf8_every_char_kind_at_every_step_offset() {
+    let kinds = [
+        'a',
+        '\u{7F}',
+        '\u{80}',
+        'é',
+        '\u{7FF}',
+        '\u{800}',
+        '€',
+        '\u{FFFF}',
+        '😀',
+        '\u{10FFFF}',
+    ];
+    for fill in ['b', 'ß', '中', '😃'] {
+        for at in 0..=40 {
+            for kind in kinds {
+                let mut text = String::new();
+                while text.len() + fill.len_utf8() <= at {
+                    text.push(fill);
+                }
+                while text.len() < at {
+                    text.push('x');
+                }
+                text.push(kind);
+                let head = text.len();
+                for _ in 0..30 {
+                    text.push(fill);
+                }
+                for end in [
+                    head,
+                    head + 1,
+                    head + 2,
+                    head + 3,
+                    head + 17,
+                    head + 40,
+                    text.len(),
+                ] {
+                    let mut end = end.min(text.len());
+                    while !text.is_char_boundary(end) {
+                        end -= 1;
+                    }
+                    check_utf8(&text.as_bytes()[..end]);
+                }
+                let mut bad = text.clone().into_bytes();
+                bad.truncate(head);
+                bad.extend_from_slice(&"😀".as_bytes()[..3]);
+                bad.extend_from_slice(text[head..].as_bytes());
+                check_utf8(&bad);
+            }
+        }
+    }
+}
+
 /// An invalid value written over and inserted at every offset 0..=200 of
 /// valid text of every script.
 #[test]

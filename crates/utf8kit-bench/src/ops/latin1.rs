@@ -19,11 +19,13 @@ use crate::inputs::Encoding;
 const UTF8KIT_L1TO8: &str = "utf8kit::transcode::latin1_to_utf8_into";
 const SCALAR_L1TO8: &str = "utf8kit scalar latin1_to_utf8";
 const AVX2_L1TO8: &str = "utf8kit avx2 latin1_to_utf8";
+const SSE_L1TO8: &str = "utf8kit sse latin1_to_utf8";
 const SIMDUTF_L1TO8: &str = "simdutf::convert_latin1_to_utf8";
 const STD_L1TO8: &str = "std bytes.map(char::from).collect::<String>()";
 const UTF8KIT_8TOL1: &str = "utf8kit::transcode::utf8_to_latin1_into";
 const SCALAR_8TOL1: &str = "utf8kit scalar utf8_to_latin1";
 const AVX2_8TOL1: &str = "utf8kit avx2 utf8_to_latin1";
+const SSE_8TOL1: &str = "utf8kit sse utf8_to_latin1";
 const SIMDUTF_8TOL1: &str = "simdutf::convert_utf8_to_latin1";
 const SIMDUTF_8TOL1_VALID: &str = "simdutf::convert_valid_utf8_to_latin1";
 const STD_8TOL1: &str = "std from_utf8 + chars";
@@ -54,11 +56,12 @@ fn every_latin1_row(k: &RowKey) -> bool {
 
 /// The Latin-1 → UTF-8 operation.
 pub fn latin1_to_utf8() -> Operation {
-    let (mut a, mut b, mut c, mut d, mut e, mut g) = (
+    let (mut a, mut b, mut c, mut d, mut e, mut g, mut h) = (
         Vec::<u8>::new(),
         Vec::<u8>::new(),
         Vec::<u8>::new(),
         String::new(),
+        Vec::<u8>::new(),
         Vec::<u8>::new(),
         Vec::<u8>::new(),
     );
@@ -77,6 +80,12 @@ pub fn latin1_to_utf8() -> Operation {
         .contender(Contender::latin1(AVX2_L1TO8, "avx2", Role::Ours, move |s| {
             let out = room(&mut g, 2 * s.len());
             utf8kit::transcode::latin1_to_utf8_with(utf8kit::Kernel::Avx2, s, out)
+                .and_then(Result::ok)
+                .unwrap_or(INVALID)
+        }))
+        .contender(Contender::latin1(SSE_L1TO8, "sse", Role::Ours, move |s| {
+            let out = room(&mut h, 2 * s.len());
+            utf8kit::transcode::latin1_to_utf8_with(utf8kit::Kernel::Sse42, s, out)
                 .and_then(Result::ok)
                 .unwrap_or(INVALID)
         }))
@@ -103,6 +112,8 @@ pub fn latin1_to_utf8() -> Operation {
         .ratio(Ratio::of("scalar÷std", SCALAR_L1TO8, STD_L1TO8))
         .ratio(Ratio::of("avx2÷scalar", AVX2_L1TO8, SCALAR_L1TO8))
         .ratio(Ratio::of("avx2÷simdutf", AVX2_L1TO8, SIMDUTF_L1TO8))
+        .ratio(Ratio::of("sse÷scalar", SSE_L1TO8, SCALAR_L1TO8))
+        .ratio(Ratio::of("sse÷simdutf", SSE_L1TO8, SIMDUTF_L1TO8))
         .summary(Summary {
             title: "utf8kit ÷ simdutf::convert_latin1_to_utf8, geomean over every Latin-1 row",
             ratio: "÷simdutf",
@@ -115,14 +126,15 @@ pub fn latin1_to_utf8() -> Operation {
             rows: every_latin1_row,
             shape: Shape::Matrix,
         })
-        .note("utf8kit = utf8kit::transcode::latin1_to_utf8_into (AVX-512 when present); scalar = latin1_to_utf8_with(Kernel::Scalar); avx2 = latin1_to_utf8_with(Kernel::Avx2)")
+        .note("utf8kit = utf8kit::transcode::latin1_to_utf8_into (AVX-512 when present); scalar = latin1_to_utf8_with(Kernel::Scalar); avx2 = latin1_to_utf8_with(Kernel::Avx2); sse = latin1_to_utf8_with(Kernel::Sse42) (the SSE4.1 kernels)")
         .note("simdutf = simdutf::convert_latin1_to_utf8; enc_rs = encoding_rs::mem::convert_latin1_to_utf8; std = String::extend of char::from per byte")
         .note("inputs: Latin lipsum and ASCII (all ASCII), Latin-1 text (≈1 letter in 8 is U+00C0..=U+00FF), Latin-1 random (uniform 20..=FF)")
 }
 
 /// The UTF-8 → Latin-1 operation (validating).
 pub fn utf8_to_latin1() -> Operation {
-    let (mut a, mut b, mut c, mut d, mut e, mut f, mut g, mut h) = (
+    let (mut a, mut b, mut c, mut d, mut e, mut f, mut g, mut h, mut k) = (
+        Vec::<u8>::new(),
         Vec::<u8>::new(),
         Vec::<u8>::new(),
         Vec::<u8>::new(),
@@ -147,6 +159,12 @@ pub fn utf8_to_latin1() -> Operation {
         .contender(Contender::utf8(AVX2_8TOL1, "avx2", Role::Ours, move |s| {
             let out = room(&mut h, s.len());
             utf8kit::transcode::utf8_to_latin1_with(utf8kit::Kernel::Avx2, s, out)
+                .and_then(Result::ok)
+                .unwrap_or(INVALID)
+        }))
+        .contender(Contender::utf8(SSE_8TOL1, "sse", Role::Ours, move |s| {
+            let out = room(&mut k, s.len());
+            utf8kit::transcode::utf8_to_latin1_with(utf8kit::Kernel::Sse42, s, out)
                 .and_then(Result::ok)
                 .unwrap_or(INVALID)
         }))
@@ -207,6 +225,8 @@ pub fn utf8_to_latin1() -> Operation {
         .ratio(Ratio::of("scalar÷std", SCALAR_8TOL1, STD_8TOL1))
         .ratio(Ratio::of("avx2÷scalar", AVX2_8TOL1, SCALAR_8TOL1))
         .ratio(Ratio::of("avx2÷simdutf", AVX2_8TOL1, SIMDUTF_8TOL1))
+        .ratio(Ratio::of("sse÷scalar", SSE_8TOL1, SCALAR_8TOL1))
+        .ratio(Ratio::of("sse÷simdutf", SSE_8TOL1, SIMDUTF_8TOL1))
         .summary(Summary {
             title: "utf8kit ÷ simdutf::convert_utf8_to_latin1, geomean over every Latin-1 row",
             ratio: "÷simdutf",
@@ -219,7 +239,7 @@ pub fn utf8_to_latin1() -> Operation {
             rows: every_latin1_row,
             shape: Shape::Matrix,
         })
-        .note("utf8kit = utf8kit::transcode::utf8_to_latin1_into (validating; AVX-512 when present); scalar = utf8_to_latin1_with(Kernel::Scalar); avx2 = utf8_to_latin1_with(Kernel::Avx2)")
+        .note("utf8kit = utf8kit::transcode::utf8_to_latin1_into (validating; AVX-512 when present); scalar = utf8_to_latin1_with(Kernel::Scalar); avx2 = utf8_to_latin1_with(Kernel::Avx2); sse = utf8_to_latin1_with(Kernel::Sse42) (the SSE4.1 kernels)")
         .note("simdutf = convert_utf8_to_latin1 (validating, 0 on error); simdutf errors = convert_utf8_to_latin1_with_errors; simdutf valid = convert_valid_utf8_to_latin1 (no validation, a reference)")
         .note("enc_rs = encoding_rs::mem::utf8_latin1_up_to (validates) then convert_utf8_to_latin1_lossy; std = core::str::from_utf8 then chars, each ≤ U+00FF")
         .note("inputs: the UTF-8 encodings of the Latin-1 inputs of latin1→utf8")

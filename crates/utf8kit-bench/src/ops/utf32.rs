@@ -13,12 +13,14 @@ use crate::inputs::Encoding;
 const UTF8KIT_8TO32: &str = "utf8kit::transcode::utf8_to_utf32_into";
 const SCALAR_8TO32: &str = "utf8kit scalar utf8_to_utf32";
 const AVX2_8TO32: &str = "utf8kit avx2 utf8_to_utf32";
+const SSE_8TO32: &str = "utf8kit sse utf8_to_utf32";
 const SIMDUTF_8TO32: &str = "simdutf::convert_utf8_to_utf32";
 const SIMDUTF_VALID_8TO32: &str = "simdutf::convert_valid_utf8_to_utf32";
 const STD_8TO32: &str = "std str::chars collect";
 const UTF8KIT_32TO8: &str = "utf8kit::transcode::utf32_to_utf8_into";
 const SCALAR_32TO8: &str = "utf8kit scalar utf32_to_utf8";
 const AVX2_32TO8: &str = "utf8kit avx2 utf32_to_utf8";
+const SSE_32TO8: &str = "utf8kit sse utf32_to_utf8";
 const SIMDUTF_32TO8: &str = "simdutf::convert_utf32_to_utf8";
 const SIMDUTF_VALID_32TO8: &str = "simdutf::convert_valid_utf32_to_utf8";
 const STD_32TO8: &str = "std char::from_u32 into String";
@@ -33,7 +35,8 @@ fn room<T: Copy + Default>(buf: &mut Vec<T>, len: usize) -> &mut [T] {
 
 /// The UTF-8 → UTF-32 operation.
 pub fn utf8_to_utf32() -> Operation {
-    let (mut a, mut b, mut c, mut d, mut f, mut g) = (
+    let (mut a, mut b, mut c, mut d, mut f, mut g, mut h) = (
+        Vec::<u32>::new(),
         Vec::<u32>::new(),
         Vec::<u32>::new(),
         Vec::<u32>::new(),
@@ -55,6 +58,12 @@ pub fn utf8_to_utf32() -> Operation {
         .contender(Contender::utf8(AVX2_8TO32, "avx2", Role::Ours, move |s| {
             let out = room(&mut g, s.len());
             utf8kit::transcode::utf8_to_utf32_with(utf8kit::Kernel::Avx2, s, out)
+                .and_then(Result::ok)
+                .unwrap_or(INVALID)
+        }))
+        .contender(Contender::utf8(SSE_8TO32, "sse", Role::Ours, move |s| {
+            let out = room(&mut h, s.len());
+            utf8kit::transcode::utf8_to_utf32_with(utf8kit::Kernel::Sse42, s, out)
                 .and_then(Result::ok)
                 .unwrap_or(INVALID)
         }))
@@ -93,6 +102,8 @@ pub fn utf8_to_utf32() -> Operation {
         .ratio(Ratio::of("scalar÷std", SCALAR_8TO32, STD_8TO32))
         .ratio(Ratio::of("avx2÷scalar", AVX2_8TO32, SCALAR_8TO32))
         .ratio(Ratio::of("avx2÷simdutf", AVX2_8TO32, SIMDUTF_8TO32))
+        .ratio(Ratio::of("sse÷scalar", SSE_8TO32, SCALAR_8TO32))
+        .ratio(Ratio::of("sse÷simdutf", SSE_8TO32, SIMDUTF_8TO32))
         .summary(Summary {
             title: "utf8kit ÷ simdutf::convert_utf8_to_utf32, geomean over the non-Latin lipsum files",
             ratio: "÷simdutf",
@@ -103,14 +114,15 @@ pub fn utf8_to_utf32() -> Operation {
             "utf8kit ÷ simdutf, every lipsum file",
             "÷simdutf",
         ))
-        .note("utf8kit = utf8kit::transcode::utf8_to_utf32_into (validates like utf8kit::validate, then converts); scalar = the same with the scalar kernel forced; avx2 = the same with Kernel::Avx2 forced")
+        .note("utf8kit = utf8kit::transcode::utf8_to_utf32_into (validates like utf8kit::validate, then converts); scalar = the same with the scalar kernel forced; avx2 = the same with Kernel::Avx2 forced; sse = the same with Kernel::Sse42 forced (the SSE4.2 validator, the SSE4.1 kernel)")
         .note("simdutf = simdutf::convert_utf8_to_utf32 (validating, bool error); simdutf valid = convert_valid_utf8_to_utf32 (no validation, a reference)")
         .note("std = core::str::from_utf8 + str::chars mapped to u32 into a Vec")
 }
 
 /// The UTF-32 → UTF-8 operation.
 pub fn utf32_to_utf8() -> Operation {
-    let (mut a, mut b, mut c, mut f, mut g) = (
+    let (mut a, mut b, mut c, mut f, mut g, mut h) = (
+        Vec::<u8>::new(),
         Vec::<u8>::new(),
         Vec::<u8>::new(),
         Vec::<u8>::new(),
@@ -132,6 +144,12 @@ pub fn utf32_to_utf8() -> Operation {
         .contender(Contender::utf32(AVX2_32TO8, "avx2", Role::Ours, move |u| {
             let out = room(&mut g, 4 * u.len());
             utf8kit::transcode::utf32_to_utf8_with(utf8kit::Kernel::Avx2, u, out)
+                .and_then(Result::ok)
+                .unwrap_or(INVALID)
+        }))
+        .contender(Contender::utf32(SSE_32TO8, "sse", Role::Ours, move |u| {
+            let out = room(&mut h, 4 * u.len());
+            utf8kit::transcode::utf32_to_utf8_with(utf8kit::Kernel::Sse42, u, out)
                 .and_then(Result::ok)
                 .unwrap_or(INVALID)
         }))
@@ -168,6 +186,8 @@ pub fn utf32_to_utf8() -> Operation {
         .ratio(Ratio::of("scalar÷std", SCALAR_32TO8, STD_32TO8))
         .ratio(Ratio::of("avx2÷scalar", AVX2_32TO8, SCALAR_32TO8))
         .ratio(Ratio::of("avx2÷simdutf", AVX2_32TO8, SIMDUTF_32TO8))
+        .ratio(Ratio::of("sse÷scalar", SSE_32TO8, SCALAR_32TO8))
+        .ratio(Ratio::of("sse÷simdutf", SSE_32TO8, SIMDUTF_32TO8))
         .summary(Summary {
             title: "utf8kit ÷ simdutf::convert_utf32_to_utf8, geomean over the non-Latin lipsum files",
             ratio: "÷simdutf",
@@ -179,7 +199,7 @@ pub fn utf32_to_utf8() -> Operation {
             "÷simdutf",
         ))
         .note("input sizes are UTF-32 bytes (4 per value); GB/s counts input bytes")
-        .note("utf8kit = utf8kit::transcode::utf32_to_utf8_into (strict: surrogates and values above 10FFFF are errors); scalar = the same with the scalar kernel forced; avx2 = the same with Kernel::Avx2 forced")
+        .note("utf8kit = utf8kit::transcode::utf32_to_utf8_into (strict: surrogates and values above 10FFFF are errors); scalar = the same with the scalar kernel forced; avx2 = the same with Kernel::Avx2 forced; sse = the same with Kernel::Sse42 forced (the SSE4.1 kernel)")
         .note("simdutf = simdutf::convert_utf32_to_utf8 (validating); simdutf valid = convert_valid_utf32_to_utf8 (no validation, a reference)")
         .note("std = char::from_u32 for each value, pushed to a reused String")
 }

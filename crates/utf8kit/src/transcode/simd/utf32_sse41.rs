@@ -438,15 +438,7 @@ mod tests {
 
     /// One character of each UTF-8 length, at the ends of each range.
     const KINDS: [char; 9] = [
-        'a',
-        '\u{7F}',
-        '\u{80}',
-        'é',
-        '\u{7FF}',
-        '\u{800}',
-        '€',
-        '\u{FFFF}',
-        '😀',
+        'a', '\u{7F}', '\u{80}', 'é', '\u{7FF}', '\u{800}', '€', '\u{FFFF}', '😀',
     ];
 
     /// UTF-8 → UTF-32 by the kernel: checks the output against std up to
@@ -554,8 +546,24 @@ mod tests {
             return;
         }
         let kinds = [
-            0x61, 0x7F, 0x80, 0x7FF, 0x800, 0xD7FF, 0xD800, 0xDBFF, 0xDC00, 0xDFFF, 0xE000,
-            0xFFFF, 0x1_0000, 0x1F600, 0x10_FFFF, 0x11_0000, 0x8000_0000, 0xFFFF_FFFF,
+            0x61,
+            0x7F,
+            0x80,
+            0x7FF,
+            0x800,
+            0xD7FF,
+            0xD800,
+            0xDBFF,
+            0xDC00,
+            0xDFFF,
+            0xE000,
+            0xFFFF,
+            0x1_0000,
+            0x1F600,
+            0x10_FFFF,
+            0x11_0000,
+            0x8000_0000,
+            0xFFFF_FFFF,
         ];
         for len in [8, 9, 15, 16, 19, 20, 21, 24, 32, 33] {
             for at in 0..len {
