@@ -416,7 +416,7 @@ fn utf8_every_char_kind_at_every_step_offset() {
                 let mut bad = text.clone().into_bytes();
                 bad.truncate(head);
                 bad.extend_from_slice(&"😀".as_bytes()[..3]);
-                bad.extend_from_slice(text[head..].as_bytes());
+                bad.extend_from_slice(&text.as_bytes()[head..]);
                 check_utf8(&bad);
             }
         }
