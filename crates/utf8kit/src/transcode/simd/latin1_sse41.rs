@@ -9,7 +9,8 @@
 //!
 //! # Latin-1 → UTF-8
 //!
-//! 16 bytes a step. An all-ASCII block is copied. Otherwise each half of 8
+//! 16 bytes a step. An all-ASCII block is copied (64 bytes a step while
+//! they are all ASCII). Otherwise each half of 8
 //! bytes is widened to 16-bit lanes (`pmovzxbw`, `punpckhbw`), each lane
 //! gets its byte's UTF-8 encoding from its low byte on (`b`, or the lead
 //! `C0 | b >> 6` and the continuation `80 | b & 3F`, chosen by `pblendvb`),
@@ -19,23 +20,28 @@
 //!
 //! # UTF-8 → Latin-1 (validating)
 //!
-//! 16 bytes a step. An all-ASCII block is copied. Otherwise the step
-//! converts its 16 bytes (17 if the 16th is a lead) in registers only if
-//! its non-ASCII bytes are exactly `C2`/`C3` leads each followed by one
-//! continuation byte. The test needs three masks: the leads, the
-//! continuations in the block, and the continuations in the block loaded
-//! one byte on, which must be the leads exactly (and the block must not
-//! start with a continuation). Each lead lane becomes its Latin-1 byte
-//! (`80 | next & 3F`, plus `40` after `C3`), and a `pshufb` per half from
-//! [`KEEP`] drops the continuation lanes. Anything else is an error for
-//! Latin-1 (or a character it cannot hold): the kernel stops at the step's
-//! start, a character boundary, and the scalar kernel finds and reports the
-//! first problem from there.
+//! 16 bytes a step. An all-ASCII block is copied (64 bytes a step while
+//! they are all ASCII). Otherwise the step converts its block in registers
+//! only if its non-ASCII bytes are exactly `C2`/`C3` leads and continuation
+//! bytes, and the continuations are exactly the bytes after a lead (a
+//! comparison of two masks, the leads shifted by one with the previous
+//! block's last lead bit coming in). Each character is written *at its
+//! continuation byte's lane*, `(lead & 3) << 6 | next & 3F`, with the lead
+//! the byte before it (`palignr` with the previous block), and a `pshufb`
+//! per half from [`KEEP`] drops the lead lanes. So a step always moves 16
+//! bytes on, whatever it holds: the next load does not wait for this
+//! step's masks. A lead at byte 15 is written by the next step (or left to
+//! the scalar kernel with the bytes after it, at the end).
+//!
+//! Anything else is an error for Latin-1 (or a character it cannot hold):
+//! the kernel stops at the step's start (before a lead that ended the step
+//! before), a character boundary, and the scalar kernel finds and reports
+//! the first problem from there.
 //!
 //! # Room
 //!
-//! A step needs 16 bytes of input (17 to convert a non-ASCII block) and 16
-//! bytes of room (32 for Latin-1 → UTF-8 past an ASCII block); the rest is
+//! A step needs 16 bytes of input and 16 bytes of room (32 for Latin-1 →
+//! UTF-8 past an ASCII block); the rest is
 //! left to the scalar kernels. Nothing is left written past the output:
 //! each half's store spills zeros past the half's output, which the output
 //! of the input that follows overwrites; a step with too little input after
@@ -58,9 +64,9 @@ const WIDEN_TAIL: usize = STEP + 8;
 /// UTF-8 → Latin-1: input bytes left from which a step stores whole
 /// registers. A step's stores (8 bytes each, the second half's holding 4 to
 /// 8 bytes of output) reach at most 4 bytes past its output, and the 8 or
-/// more bytes of input after the step (17 at most) make at least 4 bytes of
-/// output if the conversion succeeds.
-const KEEP_TAIL: usize = STEP + 1 + 8;
+/// more bytes of input after the step make at least 4 bytes of output if
+/// the conversion succeeds.
+const KEEP_TAIL: usize = STEP + 8;
 
 /// The 16-byte row `mask` (its low 8 bits) of `table`.
 #[target_feature(enable = "sse4.1,sse4.2,ssse3,popcnt")]
@@ -70,12 +76,13 @@ fn row(table: &[[u8; 16]; 256], mask: u32) -> __m128i {
     unsafe { _mm_loadu_si128(table[usize::from(mask as u8)].as_ptr().cast()) }
 }
 
-/// The UTF-8 encodings of the eight bytes zero-extended to the 16-bit lanes
-/// of `u`, each from its lane's low byte on, packed by the 8-bit high-bit
-/// mask `high` of those bytes.
+/// The UTF-8 encodings of the eight values below `800` in the 16-bit lanes
+/// of `u` (bytes zero-extended, here; UTF-32 values, for
+/// [`super::utf32_sse41`]), each from its lane's low byte on, packed by the
+/// 8-bit mask `high` of the lanes above `7F`.
 #[target_feature(enable = "sse4.1,sse4.2,ssse3,popcnt")]
 #[inline]
-fn widen8(u: __m128i, high: u32) -> __m128i {
+pub(crate) fn widen8(u: __m128i, high: u32) -> __m128i {
     let two = _mm_or_si128(
         _mm_or_si128(_mm_srli_epi16::<6>(u), _mm_set1_epi16(0xC0)),
         _mm_slli_epi16::<8>(_mm_or_si128(
@@ -85,6 +92,42 @@ fn widen8(u: __m128i, high: u32) -> __m128i {
     );
     let lanes = _mm_blendv_epi8(u, two, _mm_cmpgt_epi16(u, _mm_set1_epi16(0x7F)));
     _mm_shuffle_epi8(lanes, row(&WIDEN, high))
+}
+
+/// Copies the ASCII text at `src[i..]` to `dst + o`, 64 bytes a step while
+/// they are all ASCII and 64 bytes of room remain; returns the new `i` and
+/// `o`.
+///
+/// # Safety
+///
+/// * The CPU supports the enabled features.
+/// * `dst` is valid for writes of `cap` bytes; `i <= src.len()`, `o <= cap`.
+#[target_feature(enable = "sse4.1,sse4.2,ssse3,popcnt")]
+#[inline]
+unsafe fn copy_ascii64(
+    src: &[u8],
+    mut i: usize,
+    dst: *mut u8,
+    cap: usize,
+    mut o: usize,
+) -> (usize, usize) {
+    while src.len() - i >= 4 * STEP && cap - o >= 4 * STEP {
+        // SAFETY: `i + 64 <= src.len()` and `o + 64 <= cap`.
+        unsafe {
+            let q = src.as_ptr().add(i);
+            let w = [0, 1, 2, 3].map(|k| _mm_loadu_si128(q.add(16 * k).cast()));
+            let any = _mm_or_si128(_mm_or_si128(w[0], w[1]), _mm_or_si128(w[2], w[3]));
+            if _mm_movemask_epi8(any) != 0 {
+                break;
+            }
+            for (k, x) in w.into_iter().enumerate() {
+                _mm_storeu_si128(dst.add(o + 16 * k).cast(), x);
+            }
+        }
+        i += 4 * STEP;
+        o += 4 * STEP;
+    }
+    (i, o)
 }
 
 /// Converts Latin-1 `src` to UTF-8 at `dst` while a step's input and room
@@ -111,6 +154,10 @@ pub(crate) unsafe fn latin1_to_utf8(src: &[u8], dst: *mut u8, cap: usize) -> Pro
             unsafe { _mm_storeu_si128(out.cast(), v) };
             i += STEP;
             o += STEP;
+            // SAFETY: `src` and `dst` as the caller promised.
+            let (read, written) = unsafe { copy_ascii64(src, i, dst, cap, o) };
+            i = read;
+            o = written;
             continue;
         }
         if cap - o < 2 * STEP {
@@ -168,7 +215,12 @@ pub(crate) unsafe fn utf8_to_latin1<const VALID: bool>(
     let mut i = 0;
     let mut o = 0;
     let p = src.as_ptr();
-    // Invariants: `i <= src.len()`, `o <= cap`, `i` at a character boundary.
+    // The previous block, and whether it ended with a lead (whose character
+    // this step completes and writes).
+    let mut prev = _mm_setzero_si128();
+    let mut carry = 0;
+    // Invariants: `i <= src.len()`, `o <= cap`, `i - carry` at a character
+    // boundary, and everything before it converted.
     while src.len() - i >= STEP && cap - o >= STEP {
         // SAFETY: `i + 16 <= src.len()`.
         let v = unsafe { _mm_loadu_si128(p.add(i).cast()) };
@@ -176,50 +228,45 @@ pub(crate) unsafe fn utf8_to_latin1<const VALID: bool>(
         let out = unsafe { dst.add(o) };
         let high = _mm_movemask_epi8(v) as u32;
         if high == 0 {
+            if carry != 0 {
+                break;
+            }
             // SAFETY: 16 writable bytes at `out`.
             unsafe { _mm_storeu_si128(out.cast(), v) };
             i += STEP;
             o += STEP;
+            // SAFETY: `src` and `dst` as the caller promised.
+            let (read, written) = unsafe { copy_ascii64(src, i, dst, cap, o) };
+            i = read;
+            o = written;
+            prev = _mm_setzero_si128();
             continue;
         }
-        if src.len() - i <= STEP {
-            break;
-        }
-        // SAFETY: `i + 17 <= src.len()`: the 16 bytes at `i + 1` are
-        // readable.
-        let next = unsafe { _mm_loadu_si128(p.add(i + 1).cast()) };
-        let cont = |x: __m128i| {
-            _mm_cmpeq_epi8(
-                _mm_and_si128(x, _mm_set1_epi8(0xC0u8 as i8)),
-                _mm_set1_epi8(0x80u8 as i8),
-            )
-        };
-        // Leads C2/C3; continuations 80..=BF here and one byte on.
-        let lead_v = _mm_cmpeq_epi8(
+        // Leads C2/C3 and continuations 80..=BF.
+        let leads = _mm_movemask_epi8(_mm_cmpeq_epi8(
             _mm_and_si128(v, _mm_set1_epi8(0xFEu8 as i8)),
             _mm_set1_epi8(0xC2u8 as i8),
+        )) as u32;
+        let cont_v = _mm_cmpeq_epi8(
+            _mm_and_si128(v, _mm_set1_epi8(0xC0u8 as i8)),
+            _mm_set1_epi8(0x80u8 as i8),
         );
-        let leads = _mm_movemask_epi8(lead_v) as u32;
-        let conts = _mm_movemask_epi8(cont(v)) as u32;
-        let after = _mm_movemask_epi8(cont(next)) as u32;
-        // Every high byte a lead or a continuation, every lead followed by
-        // a continuation and every continuation after a lead (byte `k + 1`
-        // of the block is byte `k` of `next`; byte 0 follows no lead).
-        if high & !(leads | conts) != 0 || leads != after || conts & 1 != 0 {
+        let conts = _mm_movemask_epi8(cont_v) as u32;
+        // Every high byte a lead or a continuation, and the continuations
+        // exactly the bytes after a lead (the first one after the previous
+        // block's last byte; a lead at byte 15 is checked by the next step).
+        if high & !(leads | conts) != 0 || conts != ((leads << 1) | carry) & 0xFFFF {
             break;
         }
+        // The byte before each: the lead of each continuation.
+        let before = _mm_alignr_epi8::<15>(v, prev);
         let latin = _mm_or_si128(
-            _mm_or_si128(
-                _mm_and_si128(next, _mm_set1_epi8(0x3F)),
-                _mm_set1_epi8(0x80u8 as i8),
-            ),
-            _mm_and_si128(
-                _mm_cmpeq_epi8(v, _mm_set1_epi8(0xC3u8 as i8)),
-                _mm_set1_epi8(0x40),
-            ),
+            _mm_and_si128(v, _mm_set1_epi8(0x3F)),
+            _mm_slli_epi16::<6>(_mm_and_si128(before, _mm_set1_epi8(0x03))),
         );
-        let bytes = _mm_blendv_epi8(v, latin, lead_v);
-        let keep = !conts & 0xFFFF;
+        let bytes = _mm_blendv_epi8(v, latin, cont_v);
+        // Drop the leads: each character is written at its continuation.
+        let keep = !leads & 0xFFFF;
         let n_lo = (keep & 0xFF).count_ones() as usize;
         let n = keep.count_ones() as usize;
         let lo = _mm_shuffle_epi8(bytes, row(&KEEP, keep));
@@ -243,12 +290,15 @@ pub(crate) unsafe fn utf8_to_latin1<const VALID: bool>(
                 core::ptr::copy_nonoverlapping(packed.as_ptr(), out, n);
             }
         }
-        // A lead at byte 15 takes byte 16 with it.
-        i += STEP + (leads >> 15) as usize;
+        prev = v;
+        carry = leads >> 15;
+        i += STEP;
         o += n;
     }
+    // A lead at the end of the last step is left to the scalar kernel (its
+    // character is not written yet).
     Progress {
-        read: i,
+        read: i - carry as usize,
         written: o,
     }
 }
@@ -318,7 +368,7 @@ mod tests {
         if !available() {
             return;
         }
-        for len in [16, 17, 23, 24, 25, 31, 32, 40, 48, 64, 65] {
+        for len in [16, 17, 23, 24, 25, 31, 32, 40, 48, 64, 65, 96, 130] {
             for at in 0..len {
                 for b in [0x00, 0x41, 0x7F, 0x80, 0xBF, 0xC0, 0xE9, 0xFF] {
                     let mut src = vec![b'a'; len];
@@ -382,7 +432,7 @@ mod tests {
             b"\x80",
             b"\xC0\x80",
         ];
-        for len in [16, 17, 24, 25, 26, 32, 33, 48, 64] {
+        for len in [16, 17, 24, 25, 26, 32, 33, 48, 64, 100] {
             for at in 0..len {
                 for kind in kinds {
                     for fill in ["a", "é"] {

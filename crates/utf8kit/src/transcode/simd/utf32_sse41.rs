@@ -23,6 +23,9 @@
 //! # UTF-32 → UTF-8
 //!
 //! 8 values (two registers) a step. All ASCII narrow with two packs.
+//! Values all below `800` narrow to 16-bit lanes (`packusdw`) and take
+//! [`super::latin1_sse41`]'s Latin-1 → UTF-8 step (its 2-byte encoding
+//! holds any 11-bit value), 8 values in one register.
 //! Otherwise each value is checked (a surrogate, or above `10FFFF`, is
 //! invalid: `pminud` makes the unsigned compare), and each is encoded in
 //! its own 32-bit lane, which holds any of the 1 to 4 bytes of UTF-8 from
@@ -43,6 +46,7 @@
 //! copies exactly that.
 
 use super::Progress;
+use super::latin1_sse41::widen8;
 use super::utf16_avx2::PACK;
 use core::arch::x86_64::*;
 
@@ -343,6 +347,11 @@ const ROOM8: usize = 32;
 /// more values after the step make at least 12 bytes.
 const ENCODE_TAIL: usize = STEP32 + 12;
 
+/// UTF-32 → UTF-8: values left from which a step of values below `800`
+/// stores a whole register. It holds 8 to 16 bytes of output, and the 8 or
+/// more values after the step make at least 8 bytes.
+const WIDEN_TAIL: usize = STEP32 + 8;
+
 /// Converts UTF-32 to UTF-8 at `dst`, 8 values a step, while a step's
 /// values and room remain; without `LOSSY` up to the first step holding an
 /// invalid value (the scalar kernel reports it), with `LOSSY` replacing
@@ -378,6 +387,30 @@ pub(crate) unsafe fn utf32_to_utf8<const LOSSY: bool>(
             unsafe { _mm_storel_epi64(out.cast(), bytes) };
             i += STEP32;
             o += STEP32;
+            continue;
+        }
+        if _mm_testz_si128(_mm_or_si128(a, b), _mm_set1_epi32(!0x7FF)) != 0 {
+            // Values below 800 (so all valid): one or two bytes each, as
+            // Latin-1 → UTF-8 makes them from 16-bit lanes.
+            let u = _mm_packus_epi32(a, b);
+            let big = _mm_cmpgt_epi16(u, _mm_set1_epi16(0x7F));
+            let mask = _mm_movemask_epi8(_mm_packs_epi16(big, big)) as u32 & 0xFF;
+            let bytes = widen8(u, mask);
+            let n = 8 + mask.count_ones() as usize;
+            if src.len() - i >= WIDEN_TAIL {
+                // SAFETY: 16 of the 32 writable bytes.
+                unsafe { _mm_storeu_si128(out.cast(), bytes) };
+            } else {
+                let mut packed = [0u8; 16];
+                // SAFETY: 16 bytes into `packed`, then `n <= 16` of them
+                // to `out`, inside the 32 writable bytes.
+                unsafe {
+                    _mm_storeu_si128(packed.as_mut_ptr().cast(), bytes);
+                    core::ptr::copy_nonoverlapping(packed.as_ptr(), out, n);
+                }
+            }
+            i += STEP32;
+            o += n;
             continue;
         }
         let (ok_a, ok_b) = (scalar_values(a), scalar_values(b));
