@@ -26,6 +26,11 @@
 //! Values all below `800` narrow to 16-bit lanes (`packusdw`) and take
 //! [`super::latin1_sse41`]'s Latin-1 → UTF-8 step (its 2-byte encoding
 //! holds any 11-bit value), 8 values in one register.
+//! Values all below `10000` and no surrogate take 16-bit lanes too: each
+//! lane makes its character's first two bytes (the value, or a lead and a
+//! continuation) and its third byte, which `punpck*wd` interleave to 32-bit
+//! lanes, four values per register, packed by a `pshufb` from
+//! [`UTF8_PACK4`] (below).
 //! Otherwise each value is checked (a surrogate, or above `10FFFF`, is
 //! invalid: `pminud` makes the unsigned compare), and each is encoded in
 //! its own 32-bit lane, which holds any of the 1 to 4 bytes of UTF-8 from
@@ -320,6 +325,57 @@ fn encode4(u: __m128i) -> (__m128i, usize) {
     (_mm_shuffle_epi8(v, table), n)
 }
 
+/// Encodes the 8 values below `10000` in the 16-bit lanes of `u` as UTF-8,
+/// four values per register, each packed to the start of its register;
+/// returns the registers and the bytes each holds (4 to 12). `None` if a
+/// value is a surrogate.
+///
+/// The bytes are made in 16-bit lanes (the first two of each character,
+/// and its third) and interleaved to 32-bit lanes, which [`UTF8_PACK4`]
+/// packs.
+#[target_feature(enable = "sse4.1,sse4.2,ssse3,popcnt")]
+#[inline]
+#[allow(clippy::type_complexity, reason = "two (register, length) pairs")]
+fn encode8_bmp(u: __m128i) -> Option<((__m128i, usize), (__m128i, usize))> {
+    let zero = _mm_setzero_si128();
+    let surrogates = _mm_cmpeq_epi16(
+        _mm_and_si128(u, _mm_set1_epi16(0xF800u16 as i16)),
+        _mm_set1_epi16(0xD800u16 as i16),
+    );
+    if _mm_testz_si128(surrogates, surrogates) == 0 {
+        return None;
+    }
+    let ascii = _mm_cmpeq_epi16(_mm_and_si128(u, _mm_set1_epi16(0xFF80u16 as i16)), zero);
+    let short = _mm_cmpeq_epi16(_mm_and_si128(u, _mm_set1_epi16(0xF800u16 as i16)), zero);
+    let low6 = _mm_set1_epi16(0x3F);
+    let cont = _mm_set1_epi16(0x80);
+    let last = _mm_or_si128(_mm_and_si128(u, low6), cont);
+    let mid = _mm_or_si128(_mm_and_si128(_mm_srli_epi16::<6>(u), low6), cont);
+    let lead2 = _mm_or_si128(_mm_srli_epi16::<6>(u), _mm_set1_epi16(0xC0));
+    let lead3 = _mm_or_si128(_mm_srli_epi16::<12>(u), _mm_set1_epi16(0xE0));
+    // Byte 0: the value, or a 2- or 3-byte lead; byte 1: the last or the
+    // middle continuation; the third byte (of 3-byte characters): `last`.
+    let b0 = _mm_blendv_epi8(_mm_blendv_epi8(lead3, lead2, short), u, ascii);
+    let b1 = _mm_blendv_epi8(mid, last, short);
+    let first = _mm_or_si128(b0, _mm_slli_epi16::<8>(b1));
+    let x = _mm_unpacklo_epi16(first, last);
+    let y = _mm_unpackhi_epi16(first, last);
+    // Bytes past the first: one where not ASCII, one more where not short.
+    let m_ascii = _mm_movemask_epi8(_mm_packs_epi16(ascii, ascii)) as u32 & 0xFF;
+    let m_short = _mm_movemask_epi8(_mm_packs_epi16(short, short)) as u32 & 0xFF;
+    let (two, three) = (!m_ascii & 0xFF, !m_short & 0xFF);
+    let pack = |v: __m128i, two: u32, three: u32| {
+        let index = usize::from(SPREAD[(two & 15) as usize] + SPREAD[(three & 15) as usize]);
+        // SAFETY: a row is 16 readable bytes.
+        let table = unsafe { _mm_loadu_si128(UTF8_PACK4[index].as_ptr().cast()) };
+        (
+            _mm_shuffle_epi8(v, table),
+            4 + ((two & 15).count_ones() + (three & 15).count_ones()) as usize,
+        )
+    };
+    Some((pack(x, two, three), pack(y, two >> 4, three >> 4)))
+}
+
 /// Which 32-bit lanes of `u` hold scalar values (all ones) and which not
 /// (zeros): not a surrogate, and at most `10FFFF` (`min(u, 10FFFF) == u`,
 /// unsigned).
@@ -413,17 +469,26 @@ pub(crate) unsafe fn utf32_to_utf8<const LOSSY: bool>(
             o += n;
             continue;
         }
-        let (ok_a, ok_b) = (scalar_values(a), scalar_values(b));
-        if _mm_movemask_epi8(_mm_and_si128(ok_a, ok_b)) != 0xFFFF {
-            if !LOSSY {
-                break;
+        let bmp = if _mm_testz_si128(_mm_or_si128(a, b), _mm_set1_epi32(!0xFFFF)) != 0 {
+            encode8_bmp(_mm_packus_epi32(a, b))
+        } else {
+            None
+        };
+        let ((x, n_a), (y, n_b)) = match bmp {
+            Some(encoded) => encoded,
+            None => {
+                let (ok_a, ok_b) = (scalar_values(a), scalar_values(b));
+                if _mm_movemask_epi8(_mm_and_si128(ok_a, ok_b)) != 0xFFFF {
+                    if !LOSSY {
+                        break;
+                    }
+                    let replacement = _mm_set1_epi32(0xFFFD);
+                    a = _mm_blendv_epi8(replacement, a, ok_a);
+                    b = _mm_blendv_epi8(replacement, b, ok_b);
+                }
+                (encode4(a), encode4(b))
             }
-            let replacement = _mm_set1_epi32(0xFFFD);
-            a = _mm_blendv_epi8(replacement, a, ok_a);
-            b = _mm_blendv_epi8(replacement, b, ok_b);
-        }
-        let (x, n_a) = encode4(a);
-        let (y, n_b) = encode4(b);
+        };
         if src.len() - i >= ENCODE_TAIL {
             // SAFETY: 16 bytes at `out` and at `out + n_a` (at most 16):
             // inside the 32 writable bytes.
