@@ -26,11 +26,12 @@
 //! Values all below `800` narrow to 16-bit lanes (`packusdw`) and take
 //! [`super::latin1_sse41`]'s Latin-1 → UTF-8 step (its 2-byte encoding
 //! holds any 11-bit value), 8 values in one register.
+//!
 //! Values all below `10000` and no surrogate take 16-bit lanes too: each
 //! lane makes its character's first two bytes (the value, or a lead and a
 //! continuation) and its third byte, which `punpck*wd` interleave to 32-bit
-//! lanes, four values per register, packed by a `pshufb` from
-//! [`UTF8_PACK4`] (below).
+//! lanes, four values per register, packed as below.
+//!
 //! Otherwise each value is checked (a surrogate, or above `10FFFF`, is
 //! invalid: `pminud` makes the unsigned compare), and each is encoded in
 //! its own 32-bit lane, which holds any of the 1 to 4 bytes of UTF-8 from
@@ -55,8 +56,8 @@ use super::latin1_sse41::widen8;
 use super::utf16_avx2::PACK;
 use core::arch::x86_64::*;
 
-/// Bytes of input a UTF-8 → UTF-32 step converts (at least), and values of
-/// room it needs.
+/// Bytes of input a UTF-8 → UTF-32 step looks at, and values of room it
+/// needs.
 const STEP: usize = 16;
 
 /// UTF-8 → UTF-32: input bytes left from which a step that decodes in lanes
