@@ -22,7 +22,8 @@
 //!
 //! # UTF-32 → UTF-8
 //!
-//! 8 values (two registers) a step. All ASCII narrow with two packs.
+//! 8 values (two registers) a step. All ASCII narrow with two packs (16
+//! values at once when the next 8 are ASCII too).
 //! Values all below `800` narrow to 16-bit lanes (`packusdw`) and take
 //! [`super::latin1_sse41`]'s Latin-1 → UTF-8 step (its 2-byte encoding
 //! holds any 11-bit value), 8 values in one register.
@@ -438,8 +439,27 @@ pub(crate) unsafe fn utf32_to_utf8<const LOSSY: bool>(
         };
         // SAFETY: `o + ROOM8 <= cap`: 32 writable bytes at `out`.
         let out = unsafe { dst.add(o) };
-        if _mm_testz_si128(_mm_or_si128(a, b), _mm_set1_epi32(!0x7F)) != 0 {
-            let bytes = _mm_packus_epi16(_mm_packus_epi32(a, b), _mm_setzero_si128());
+        let not_ascii = _mm_set1_epi32(!0x7F);
+        if _mm_testz_si128(_mm_or_si128(a, b), not_ascii) != 0 {
+            let w = _mm_packus_epi32(a, b);
+            if src.len() - i >= 2 * STEP32 {
+                // SAFETY: values `i + 8..i + 16` are readable.
+                let (c, d) = unsafe {
+                    (
+                        _mm_loadu_si128(p.add(i + 8).cast()),
+                        _mm_loadu_si128(p.add(i + 12).cast()),
+                    )
+                };
+                if _mm_testz_si128(_mm_or_si128(c, d), not_ascii) != 0 {
+                    let bytes = _mm_packus_epi16(w, _mm_packus_epi32(c, d));
+                    // SAFETY: 16 of the 32 writable bytes.
+                    unsafe { _mm_storeu_si128(out.cast(), bytes) };
+                    i += 2 * STEP32;
+                    o += 2 * STEP32;
+                    continue;
+                }
+            }
+            let bytes = _mm_packus_epi16(w, w);
             // SAFETY: 8 of the 32 writable bytes.
             unsafe { _mm_storel_epi64(out.cast(), bytes) };
             i += STEP32;
