@@ -8,7 +8,7 @@
 
 use super::simd::Engine;
 #[cfg(target_arch = "x86_64")]
-use super::simd::{count_avx2, count_avx512};
+use super::simd::{count_avx2, count_avx512, count_sse41};
 use super::step::HIGH_BITS;
 use crate::Kernel;
 
@@ -54,6 +54,12 @@ fn simd_count_non_continuation(engine: Engine, bytes: &[u8]) -> Option<usize> {
             // SAFETY: `Engine::Avx2` is only chosen when the CPU has its
             // features, which include AVX2.
             Some(unsafe { count_avx2::count_chars(bytes) })
+        }
+        #[cfg(target_arch = "x86_64")]
+        Engine::Sse41 if bytes.len() >= SIMD_MIN => {
+            // SAFETY: `Engine::Sse41` is only chosen when the CPU has its
+            // features, which include SSE4.1.
+            Some(unsafe { count_sse41::count_chars(bytes) })
         }
         _ => None,
     }

@@ -23,6 +23,8 @@ pub(crate) mod count_avx2;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod count_avx512;
 #[cfg(target_arch = "x86_64")]
+pub(crate) mod count_sse41;
+#[cfg(target_arch = "x86_64")]
 pub(crate) mod latin1_avx2;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod latin1_avx512;
@@ -34,6 +36,8 @@ pub(crate) mod utf16_avx512;
 pub(crate) mod utf16_fused_avx512;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod utf16_len_avx512;
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod utf16_sse41;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod utf32_avx2;
 #[cfg(target_arch = "x86_64")]

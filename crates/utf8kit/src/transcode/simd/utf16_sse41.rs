@@ -1,0 +1,567 @@
+//! SSE4.1 UTF-8 ⇄ UTF-16, and the output lengths of both, for the CPUs
+//! before Haswell (SSSE3, SSE4.1, SSE4.2 and POPCNT; no AVX2, no BMI).
+//!
+//! The algorithms are the AVX2 kernels' ([`super::utf16_avx2`]) on 128-bit
+//! registers, and share their `pshufb` tables: most of their work was
+//! already done in 16-byte halves.
+//!
+//! # UTF-8 → UTF-16 (input known to be valid)
+//!
+//! A step looks at 32 bytes. When they are all ASCII they widen to 32
+//! units (`pmovzxbw` and `punpckhbw`), when the first 16 are, to 16.
+//! Otherwise the step converts the characters that start in the first 16
+//! bytes, each decoded *at its lead byte's 16-bit lane*: the 16 bytes from
+//! the block start, from one byte on and from two bytes on are widened to
+//! 16-bit lanes (two registers of eight each), and each lane computes its
+//! 1-, 2- and 3-byte values and keeps (`pblendvb`) the one its lead byte
+//! asks for. The lead lanes of each register are then packed to its start
+//! by a `pshufb` from a table indexed by their 8-bit mask, and stored. A
+//! character that starts at byte 15 may end at byte 17: the step then reads
+//! those continuation bytes too, so it ends at a character boundary.
+//!
+//! 4-byte characters are not decoded in lanes: a step stops before the
+//! first one, and a step that starts at one converts it (and any right
+//! after it) to a surrogate pair with scalar code.
+//!
+//! The kernel runs while 32 bytes are readable and 32 units of room are
+//! left, and leaves the rest to the scalar kernel. The packed stores leave
+//! up to 8 don't-care units past a step's output, which the output that
+//! follows overwrites: steps that make them run only while enough input is
+//! left (`TAIL8`), so a conversion that succeeds leaves nothing written past
+//! its output.
+//!
+//! # UTF-16 → UTF-8
+//!
+//! 16 units (two registers) per step. An all-ASCII block narrows with
+//! `packuswb`. A block with a surrogate (and the unit after it if it ends
+//! with the high half of a pair) is encoded with scalar code if its
+//! surrogates are paired, else left to the scalar kernel, which reports or
+//! replaces the unpaired one. Otherwise each register of eight units takes
+//! one of two paths:
+//!
+//! * no unit from `800` on (Latin, Greek, Cyrillic, Hebrew, Arabic…):
+//!   each 16-bit lane gets its 1- or 2-byte encoding in memory order, and
+//!   one `pshufb` from a table indexed by the 8-bit mask of the 2-byte lanes
+//!   drops the second byte of the 1-byte lanes;
+//! * else, as in the AVX2 kernel, each four units are widened to 32-bit
+//!   lanes that get their 1-, 2- or 3-byte encodings, packed by a `pshufb`
+//!   from a table indexed by which lanes have 2 and which 3 bytes.
+//!
+//! # Lengths
+//!
+//! The UTF-16 length of UTF-8 counts, in byte counters flushed by `psadbw`,
+//! the bytes that are not continuation bytes plus the `F0..=FF` ones. The
+//! UTF-8 length of UTF-16 counts in 16-bit counters, as the AVX2 one does
+//! with `popcnt`, 3 per unit less one per unit below `80` and below `800`
+//! and two per surrogate pair.
+
+use super::Progress;
+use super::utf16_avx2::{PACK, ROOM8, SWAP16, UTF8_PACK, pairs, surrogate_block};
+use super::utf16_avx512::Stop;
+use core::arch::x86_64::*;
+
+/// Bytes a UTF-8 → UTF-16 step reads and units of room it needs.
+const STEP: usize = 32;
+
+/// Input bytes left below which a UTF-8 → UTF-16 step that decodes in
+/// lanes is left to the scalar kernel: after it (at most 18 bytes), 30 or
+/// more remain, which make at least 10 units, covering the 8 past the
+/// step's output its stores may touch.
+const TAIL8: usize = 48;
+
+/// Units left below which a UTF-16 → UTF-8 step that encodes in lanes is
+/// left to the scalar kernel: after it, 16 or more units remain, which make
+/// at least 16 bytes, covering the 12 past the step's output its stores may
+/// touch.
+const TAIL16: usize = 32;
+
+/// `pshufb` indices that pack the UTF-8 bytes of eight 16-bit lanes (each
+/// holding its character's 1 or 2 bytes in memory order) to the start:
+/// lane `k` gives byte `2k`, and byte `2k + 1` too if bit `k` of the index
+/// is set.
+const fn utf8_pack2_table() -> [[u8; 16]; 256] {
+    let mut table = [[0x80u8; 16]; 256];
+    let mut index = 0;
+    while index < 256 {
+        let mut out = 0;
+        let mut lane = 0;
+        while lane < 8 {
+            table[index][out] = 2 * lane as u8;
+            out += 1;
+            if index & (1 << lane) != 0 {
+                table[index][out] = 2 * lane as u8 + 1;
+                out += 1;
+            }
+            lane += 1;
+        }
+        index += 1;
+    }
+    table
+}
+
+static UTF8_PACK2: [[u8; 16]; 256] = utf8_pack2_table();
+
+/// Swaps the bytes of every 16-bit lane if `BE`.
+#[target_feature(enable = "sse4.1,sse4.2,ssse3,popcnt")]
+#[inline]
+fn order<const BE: bool>(v: __m128i) -> __m128i {
+    if BE {
+        // SAFETY: `SWAP16` is 16 readable bytes.
+        let swap = unsafe { _mm_loadu_si128(SWAP16.as_ptr().cast()) };
+        _mm_shuffle_epi8(v, swap)
+    } else {
+        v
+    }
+}
+
+/// Packs the 16-bit lanes of `v` set in the 8-bit `mask` and stores them
+/// (and zeros after them, 16 bytes in all) at `out`; returns how many.
+///
+/// # Safety
+///
+/// `out` is valid for writes of 16 bytes.
+#[target_feature(enable = "sse4.1,sse4.2,ssse3,popcnt")]
+#[inline]
+unsafe fn pack_store<const BE: bool>(v: __m128i, mask: u32, out: *mut u8) -> usize {
+    let mask = mask & 0xFF;
+    // SAFETY: the table entry is 16 readable bytes.
+    let index = unsafe { _mm_loadu_si128(PACK[mask as usize].as_ptr().cast()) };
+    let packed = order::<BE>(_mm_shuffle_epi8(v, index));
+    // SAFETY: the caller's promise.
+    unsafe { _mm_storeu_si128(out.cast(), packed) };
+    mask.count_ones() as usize
+}
+
+/// Stores the 16 bytes of `v` widened to 16 units at `out`.
+///
+/// # Safety
+///
+/// `out` is valid for writes of 32 bytes.
+#[target_feature(enable = "sse4.1,sse4.2,ssse3,popcnt")]
+#[inline]
+unsafe fn widen_store<const BE: bool>(v: __m128i, out: *mut u8) {
+    let lo = _mm_cvtepu8_epi16(v);
+    let hi = _mm_unpackhi_epi8(v, _mm_setzero_si128());
+    // SAFETY: the caller's promise.
+    unsafe {
+        _mm_storeu_si128(out.cast(), order::<BE>(lo));
+        _mm_storeu_si128(out.add(16).cast(), order::<BE>(hi));
+    }
+}
+
+/// Converts valid UTF-8 to UTF-16 (little-endian bytes, or big-endian if
+/// `BE`) at `dst` while a whole step's input and room remain.
+///
+/// # Safety
+///
+/// * The CPU supports the enabled features.
+/// * `dst` is valid for writes of `2 * cap` bytes (`cap` units).
+///
+/// `src` should be valid UTF-8 that ends at a character boundary (else the
+/// output is meaningless, but every access stays in bounds).
+#[target_feature(enable = "sse4.1,sse4.2,ssse3,popcnt")]
+pub(crate) unsafe fn utf8_to_utf16<const BE: bool>(
+    src: &[u8],
+    dst: *mut u8,
+    cap: usize,
+) -> Progress {
+    let mut i = 0;
+    let mut o = 0;
+    let p = src.as_ptr();
+    // Invariants: `i <= src.len()`, `o <= cap`, `i` at a character boundary.
+    while src.len() - i >= STEP && cap - o >= STEP {
+        // SAFETY: `i + 32 <= src.len()`: both halves are readable.
+        let (a, b) = unsafe {
+            (
+                _mm_loadu_si128(p.add(i).cast()),
+                _mm_loadu_si128(p.add(i + 16).cast()),
+            )
+        };
+        // SAFETY: `o + 32 <= cap`: 64 bytes at `out` are writable, which
+        // covers every store of the step.
+        let out = unsafe { dst.add(2 * o) };
+        if _mm_movemask_epi8(a) == 0 {
+            let both = _mm_movemask_epi8(b) == 0;
+            // SAFETY: 32 or 64 of the 64 writable bytes at `out`.
+            unsafe {
+                widen_store::<BE>(a, out);
+                if both {
+                    widen_store::<BE>(b, out.add(32));
+                }
+            }
+            let n = if both { 32 } else { 16 };
+            i += n;
+            o += n;
+            continue;
+        }
+        // SAFETY: `i + 32 <= src.len()`.
+        let Some((lo, hi, mask, read)) = (unsafe { decode16(p.add(i), a) }) else {
+            // SAFETY: `i + 32 <= src.len()` and `o + 32 <= cap`; the run
+            // of 4-byte characters decoded stays in the first 16 bytes
+            // plus 3, and writes 2 units for each 4 bytes.
+            let (read, written) = unsafe { pairs::<BE>(p.add(i), 16, out) };
+            i += read;
+            o += written;
+            continue;
+        };
+        // (See `TAIL8`.)
+        if src.len() - i < TAIL8 {
+            break;
+        }
+        // SAFETY: at most 16 units at `out` (two stores of 16 bytes, the
+        // second at most 8 units on), inside the 64 writable bytes.
+        let written = unsafe {
+            let n = pack_store::<BE>(lo, mask, out);
+            n + pack_store::<BE>(hi, mask >> 8, out.add(2 * n))
+        };
+        i += read;
+        o += written;
+    }
+    Progress {
+        read: i,
+        written: o,
+    }
+}
+
+/// The 16-bit values of the characters whose lead bytes are in `w0`, each
+/// at its lead's lane, given the bytes one (`w1`) and two (`w2`) on, all
+/// zero-extended to 16 bits: the lead itself (ASCII; continuation lanes
+/// get don't-care values), or the 2- or 3-byte decoding.
+#[target_feature(enable = "sse4.1,sse4.2,ssse3,popcnt")]
+#[inline]
+fn lanes(w0: __m128i, w1: __m128i, w2: __m128i) -> __m128i {
+    let low6 = _mm_set1_epi16(0x3F);
+    let t1 = _mm_and_si128(w1, low6);
+    let t2 = _mm_and_si128(w2, low6);
+    // 2 bytes: 110aaaaa 10bbbbbb -> aaaaabbbbbb.
+    let two = _mm_or_si128(
+        _mm_slli_epi16::<6>(_mm_and_si128(w0, _mm_set1_epi16(0x1F))),
+        t1,
+    );
+    // 3 bytes: 1110aaaa 10bbbbbb 10cccccc -> aaaabbbbbbcccccc.
+    let three = _mm_or_si128(
+        _mm_or_si128(_mm_slli_epi16::<12>(w0), _mm_slli_epi16::<6>(t1)),
+        t2,
+    );
+    let is2 = _mm_cmpgt_epi16(w0, _mm_set1_epi16(0xBF));
+    let is3 = _mm_cmpgt_epi16(w0, _mm_set1_epi16(0xDF));
+    _mm_blendv_epi8(_mm_blendv_epi8(w0, two, is2), three, is3)
+}
+
+/// Decodes the characters that start in the 16 bytes `v` at `p` (valid
+/// UTF-8 from a character boundary, with at least 32 bytes readable), each
+/// at its lead byte's 16-bit lane: returns the lanes of bytes 0–7 and 8–15,
+/// the mask of the lanes that hold a character, and the bytes those
+/// characters take (16 to 18, or fewer up to the first 4-byte lead). `None`
+/// if the block starts with a 4-byte character, which the lanes cannot
+/// hold.
+///
+/// # Safety
+///
+/// 32 bytes at `p` are readable.
+#[target_feature(enable = "sse4.1,sse4.2,ssse3,popcnt")]
+#[inline]
+unsafe fn decode16(p: *const u8, v: __m128i) -> Option<(__m128i, __m128i, u32, usize)> {
+    // 4-byte leads: F0..=FF (`max(b, F0) == b`).
+    let fours = _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_max_epu8(v, _mm_set1_epi8(-16)), v)) as u32;
+    let first4 = fours.trailing_zeros() as usize; // 32 if none
+    if first4 == 0 {
+        return None;
+    }
+    // SAFETY: 18 bytes at `p` are readable: so are the 16-byte loads at
+    // `p + 1` and `p + 2`.
+    let (n1, n2) = unsafe {
+        (
+            _mm_loadu_si128(p.add(1).cast()),
+            _mm_loadu_si128(p.add(2).cast()),
+        )
+    };
+    // Leads: bytes other than 80..=BF (as `i8`, greater than -65).
+    let is_lead = |x: __m128i| _mm_movemask_epi8(_mm_cmpgt_epi8(x, _mm_set1_epi8(-65))) as u32;
+    let leads = is_lead(v);
+    // Lanes converted: the leads before the first 4-byte lead, or all 16
+    // (and then the bytes 16 and 17, bytes 14 and 15 of `n2`, that
+    // continue the last one).
+    let (mask, read) = if first4 < 16 {
+        (leads & ((1 << first4) - 1), first4)
+    } else {
+        let c = !is_lead(n2) >> 14;
+        (leads, 16 + (c & 1) as usize + (c & (c >> 1) & 1) as usize)
+    };
+    let zero = _mm_setzero_si128();
+    let lo = lanes(
+        _mm_cvtepu8_epi16(v),
+        _mm_cvtepu8_epi16(n1),
+        _mm_cvtepu8_epi16(n2),
+    );
+    let hi = lanes(
+        _mm_unpackhi_epi8(v, zero),
+        _mm_unpackhi_epi8(n1, zero),
+        _mm_unpackhi_epi8(n2, zero),
+    );
+    Some((lo, hi, mask, read))
+}
+
+/// Loads 8 units at `src` in native order (swapping bytes if `BE`).
+///
+/// # Safety
+///
+/// 16 bytes at `src` are readable.
+#[target_feature(enable = "sse4.1,sse4.2,ssse3,popcnt")]
+#[inline]
+unsafe fn load8<const BE: bool>(src: *const u8) -> __m128i {
+    // SAFETY: the caller's promise.
+    order::<BE>(unsafe { _mm_loadu_si128(src.cast()) })
+}
+
+/// Encodes 4 units (zero-extended to the 32-bit lanes of `u`, none a
+/// surrogate) as UTF-8 at `out`; returns the bytes written (4 to 12).
+///
+/// # Safety
+///
+/// 16 bytes at `out` are writable.
+#[target_feature(enable = "sse4.1,sse4.2,ssse3,popcnt")]
+#[inline]
+unsafe fn encode4(u: __m128i, out: *mut u8) -> usize {
+    let low6 = _mm_set1_epi32(0x3F);
+    let cont = _mm_set1_epi32(0x80);
+    let last = _mm_or_si128(_mm_and_si128(u, low6), cont);
+    let mid = _mm_or_si128(_mm_and_si128(_mm_srli_epi32::<6>(u), low6), cont);
+    // 2 bytes: 110aaaaa 10bbbbbb.
+    let two = _mm_or_si128(
+        _mm_or_si128(_mm_srli_epi32::<6>(u), _mm_set1_epi32(0xC0)),
+        _mm_slli_epi32::<8>(last),
+    );
+    // 3 bytes: 1110aaaa 10bbbbbb 10cccccc.
+    let three = _mm_or_si128(
+        _mm_or_si128(_mm_srli_epi32::<12>(u), _mm_set1_epi32(0xE0)),
+        _mm_or_si128(_mm_slli_epi32::<8>(mid), _mm_slli_epi32::<16>(last)),
+    );
+    let ge2 = _mm_cmpgt_epi32(u, _mm_set1_epi32(0x7F));
+    let ge3 = _mm_cmpgt_epi32(u, _mm_set1_epi32(0x7FF));
+    let v = _mm_blendv_epi8(_mm_blendv_epi8(u, two, ge2), three, ge3);
+    let index = _mm_movemask_ps(_mm_castsi128_ps(ge2)) as u32
+        | (_mm_movemask_ps(_mm_castsi128_ps(ge3)) as u32) << 4;
+    // SAFETY: the table entry is 16 readable bytes; the store is 16 bytes
+    // at `out` (the caller's promise).
+    unsafe {
+        let t = _mm_loadu_si128(UTF8_PACK[index as usize].as_ptr().cast());
+        _mm_storeu_si128(out.cast(), _mm_shuffle_epi8(v, t));
+    }
+    4 + index.count_ones() as usize
+}
+
+/// Encodes 8 units (the 16-bit lanes of `u`, none a surrogate) as UTF-8 at
+/// `out`; returns the bytes written (8 to 24).
+///
+/// # Safety
+///
+/// 28 bytes at `out` are writable (two 16-byte stores, the second at most
+/// 12 bytes on).
+#[target_feature(enable = "sse4.1,sse4.2,ssse3,popcnt")]
+#[inline]
+unsafe fn encode8(u: __m128i, out: *mut u8) -> usize {
+    if _mm_testz_si128(u, _mm_set1_epi16(0xF800u16 as i16)) != 0 {
+        // Every unit below 800: 1 or 2 bytes, in memory order in its lane
+        // (the second byte of a 1-byte lane is dropped by the table).
+        let ascii = _mm_cmpeq_epi16(
+            _mm_and_si128(u, _mm_set1_epi16(0xFF80u16 as i16)),
+            _mm_setzero_si128(),
+        );
+        let lead = _mm_or_si128(_mm_srli_epi16::<6>(u), _mm_set1_epi16(0xC0));
+        let last = _mm_or_si128(_mm_and_si128(u, _mm_set1_epi16(0x3F)), _mm_set1_epi16(0x80));
+        let two = _mm_or_si128(lead, _mm_slli_epi16::<8>(last));
+        let v = _mm_blendv_epi8(two, u, ascii);
+        let index = !(_mm_movemask_epi8(_mm_packs_epi16(ascii, ascii)) as u32) & 0xFF;
+        // SAFETY: the table entry is 16 readable bytes; the store is 16
+        // bytes at `out`, inside the 28 writable.
+        unsafe {
+            let t = _mm_loadu_si128(UTF8_PACK2[index as usize].as_ptr().cast());
+            _mm_storeu_si128(out.cast(), _mm_shuffle_epi8(v, t));
+        }
+        return 8 + index.count_ones() as usize;
+    }
+    let lo = _mm_cvtepu16_epi32(u);
+    let hi = _mm_unpackhi_epi16(u, _mm_setzero_si128());
+    // SAFETY: the first call writes 16 bytes at `out`, the second 16 at
+    // most 12 bytes on: inside the 28 writable bytes.
+    unsafe {
+        let n = encode4(lo, out);
+        n + encode4(hi, out.add(n))
+    }
+}
+
+/// Converts UTF-16 (little-endian bytes, or big-endian if `BE`; `len` units
+/// at `src`) to UTF-8 at `dst` while 16 units and the room for a step
+/// remain, up to the first block of 16 units with an unpaired surrogate
+/// (which the scalar kernel converts: `window_end`).
+///
+/// # Safety
+///
+/// * The CPU supports the enabled features.
+/// * `src` is valid for reads of `2 * len` bytes.
+/// * `dst` is valid for writes of `cap` bytes.
+#[target_feature(enable = "sse4.1,sse4.2,ssse3,popcnt")]
+pub(crate) unsafe fn utf16_to_utf8<const BE: bool>(
+    src: *const u8,
+    len: usize,
+    dst: *mut u8,
+    cap: usize,
+) -> Stop {
+    let mut i = 0;
+    let mut o = 0;
+    let not_ascii = _mm_set1_epi16(0xFF80u16 as i16);
+    let tag = _mm_set1_epi16(0xF800u16 as i16);
+    let surrogate = _mm_set1_epi16(0xD800u16 as i16);
+    // Invariants: `i <= len`, `o <= cap`.
+    while len - i >= 16 && cap - o >= ROOM8 {
+        // SAFETY: units `i..i + 16` are readable.
+        let (a, b) = unsafe {
+            (
+                load8::<BE>(src.add(2 * i)),
+                load8::<BE>(src.add(2 * i + 16)),
+            )
+        };
+        // SAFETY: `o + ROOM8 <= cap`: 64 bytes at `out` are writable.
+        let out = unsafe { dst.add(o) };
+        if _mm_testz_si128(_mm_or_si128(a, b), not_ascii) != 0 {
+            // SAFETY: 16 of the 64 writable bytes.
+            unsafe { _mm_storeu_si128(out.cast(), _mm_packus_epi16(a, b)) };
+            i += 16;
+            o += 16;
+            continue;
+        }
+        let surrogates = _mm_or_si128(
+            _mm_cmpeq_epi16(_mm_and_si128(a, tag), surrogate),
+            _mm_cmpeq_epi16(_mm_and_si128(b, tag), surrogate),
+        );
+        if _mm_testz_si128(surrogates, surrogates) == 0 {
+            // SAFETY: units `i..i + 16` are readable and 64 bytes at `out`
+            // are writable (above).
+            match unsafe { surrogate_block::<BE>(src, len, i, out) } {
+                Ok((end, w)) => {
+                    i = end;
+                    o += w;
+                }
+                Err(end) => return Stop::new(i, o, Some(end)),
+            }
+            continue;
+        }
+        // (See `TAIL16`.)
+        if len - i < TAIL16 {
+            break;
+        }
+        // SAFETY: the first call writes 28 bytes at `out`, the second 28
+        // at most 24 bytes on: inside the 64 writable bytes.
+        unsafe {
+            let n = encode8(a, out);
+            o += n + encode8(b, out.add(n));
+        }
+        i += 16;
+    }
+    Stop::new(i, o, None)
+}
+
+/// The sum of the 16 bytes of `v`.
+#[target_feature(enable = "sse4.1,sse4.2,ssse3,popcnt")]
+#[inline]
+fn sum_bytes(v: __m128i) -> usize {
+    let s = _mm_sad_epu8(v, _mm_setzero_si128());
+    (_mm_cvtsi128_si64(s) + _mm_extract_epi64::<1>(s)) as usize
+}
+
+/// Blocks of 16 bytes between two flushes of the UTF-16 length's byte
+/// counters (each gains at most 2 a block).
+const FLUSH8: usize = 127;
+
+/// The number of UTF-16 units `bytes` converts to if valid, as the scalar
+/// [`utf16_len_from_utf8`](crate::transcode::utf16_len_from_utf8) counts
+/// it: one per byte that is not a continuation byte, one more per byte
+/// `F0..=FF`.
+///
+/// # Safety
+///
+/// * The CPU supports the enabled features.
+#[target_feature(enable = "sse4.1,sse4.2,ssse3,popcnt")]
+pub(crate) unsafe fn utf16_len_from_utf8(bytes: &[u8]) -> usize {
+    let (blocks, tail) = bytes.as_chunks::<16>();
+    let mut n = 0;
+    for group in blocks.chunks(FLUSH8) {
+        let mut acc = _mm_setzero_si128();
+        for block in group {
+            // SAFETY: `block` is 16 readable bytes.
+            let v = unsafe { _mm_loadu_si128(block.as_ptr().cast()) };
+            let lead = _mm_cmpgt_epi8(v, _mm_set1_epi8(-65));
+            let four = _mm_cmpeq_epi8(_mm_max_epu8(v, _mm_set1_epi8(0xF0u8 as i8)), v);
+            // The compares are -1 where true.
+            acc = _mm_sub_epi8(_mm_sub_epi8(acc, lead), four);
+        }
+        n += sum_bytes(acc);
+    }
+    n + crate::transcode::utf16_len_from_utf8(tail)
+}
+
+/// Steps of 8 units between two flushes of the UTF-8 length's 16-bit
+/// counters (each loses at most 2 a step, and must stay above `-32768`).
+const FLUSH16: usize = 8192;
+
+/// The number of UTF-8 bytes the first `read` of `len` UTF-16 units at
+/// `src` (little-endian, or big-endian if `BE`) convert to, unpaired
+/// surrogates counting 3; returns `(read, bytes)`, and the caller counts
+/// the rest with the scalar function. As in the AVX2 count, every unit
+/// counts `1 + (>= 80) + (>= 800)` and a high surrogate followed by a low
+/// one 2 less (the pair's 4 bytes, with the low unit's 3), so a pair split
+/// between two blocks or the block and the tail counts right.
+///
+/// # Safety
+///
+/// * The CPU supports the enabled features.
+/// * `src` is valid for reads of `2 * len` bytes.
+#[target_feature(enable = "sse4.1,sse4.2,ssse3,popcnt")]
+pub(crate) unsafe fn utf8_len_from_utf16<const BE: bool>(
+    src: *const u8,
+    len: usize,
+) -> (usize, usize) {
+    let zero = _mm_setzero_si128();
+    let tag = _mm_set1_epi16(0xFC00u16 as i16);
+    let mut i = 0;
+    // The deduction (negative) so far, flushed from `acc`.
+    let mut less = 0i64;
+    let mut acc = zero;
+    let mut steps = 0;
+    while len - i >= 9 {
+        // SAFETY: units `i..i + 9` are readable.
+        let (v, next) = unsafe { (load8::<BE>(src.add(2 * i)), load8::<BE>(src.add(2 * i + 2))) };
+        // The compares are -1 where true.
+        let ascii = _mm_cmpeq_epi16(_mm_and_si128(v, _mm_set1_epi16(0xFF80u16 as i16)), zero);
+        let short = _mm_cmpeq_epi16(_mm_and_si128(v, _mm_set1_epi16(0xF800u16 as i16)), zero);
+        let pair = _mm_and_si128(
+            _mm_cmpeq_epi16(_mm_and_si128(v, tag), _mm_set1_epi16(0xD800u16 as i16)),
+            _mm_cmpeq_epi16(_mm_and_si128(next, tag), _mm_set1_epi16(0xDC00u16 as i16)),
+        );
+        acc = _mm_add_epi16(
+            acc,
+            _mm_add_epi16(_mm_add_epi16(ascii, short), _mm_add_epi16(pair, pair)),
+        );
+        i += 8;
+        steps += 1;
+        if steps == FLUSH16 {
+            less += sum_i16(acc);
+            acc = zero;
+            steps = 0;
+        }
+    }
+    less += sum_i16(acc);
+    // `less` is minus at most 2 per unit, so the sum is not negative.
+    (i, (3 * i as i64 + less) as usize)
+}
+
+/// The sum of the eight signed 16-bit lanes of `v`.
+#[target_feature(enable = "sse4.1,sse4.2,ssse3,popcnt")]
+#[inline]
+fn sum_i16(v: __m128i) -> i64 {
+    let s = _mm_madd_epi16(v, _mm_set1_epi16(1));
+    let s = _mm_add_epi32(s, _mm_shuffle_epi32::<0b01_00_11_10>(s));
+    let s = _mm_add_epi32(s, _mm_shuffle_epi32::<0b10_11_00_01>(s));
+    i64::from(_mm_cvtsi128_si32(s))
+}
