@@ -978,3 +978,122 @@ fn large_utf16_to_utf8_stream() {
         }
     }
 }
+
+/// Three characters of UTF-8 length 1, 2 and 3 for lane `k` of a pattern
+/// (different in every lane, so a value moved to the wrong lane shows).
+fn pattern_char(len: u32, k: u32) -> char {
+    let cp = match len {
+        1 => 0x21 + 11 * k,
+        2 => 0x80 + 0xDF * k,
+        _ => 0x800 + 0x1F3F * k,
+    };
+    char::from_u32(cp).unwrap()
+}
+
+/// The `pshufb` packing steps of the SSE4.1 and AVX2 UTF-8 → UTF-16
+/// kernels: every sequence of eight characters of 1, 2 and 3 bytes (every
+/// lead-lane mask they make), at byte offsets 0 and 3 of a block and after
+/// 13 bytes (so they straddle the 16-byte halves), with enough ASCII after
+/// them for the lane steps to run.
+#[test]
+fn every_utf8_length_pattern_of_eight_characters() {
+    for p in 0..3u32.pow(8) {
+        let mut chars = String::new();
+        let mut q = p;
+        for k in 0..8 {
+            chars.push(pattern_char(1 + q % 3, k));
+            q /= 3;
+        }
+        for offset in [0, 3, 13] {
+            let mut s = "x".repeat(offset);
+            s.push_str(&chars);
+            s.push_str(&"y".repeat(50));
+            check_utf8(s.as_bytes());
+        }
+    }
+}
+
+/// The encoding steps of the SSE4.1 and AVX2 UTF-16 → UTF-8 kernels: every
+/// pattern of eight units of 1, 2 and 3 UTF-8 bytes (every index of the
+/// 2-byte table and of the 1-to-3-byte one), in the first and in the
+/// second half of a 16-unit block, followed by enough text for the lane
+/// steps to run.
+#[test]
+fn every_utf16_length_pattern_of_eight_units() {
+    for p in 0..3u32.pow(8) {
+        let mut units = Vec::new();
+        let mut q = p;
+        for k in 0..8 {
+            units.push(pattern_char(1 + q % 3, k) as u16);
+            q /= 3;
+        }
+        for (before, after) in [(0, 40), (8, 32)] {
+            let mut v = vec![0xE9u16; before];
+            v.extend_from_slice(&units);
+            v.extend(std::iter::repeat_n(0x62, after));
+            check_utf16(&v);
+        }
+    }
+}
+
+/// The length functions and the character count past the points where the
+/// SIMD kernels flush their narrow counters (2032 bytes and 64 Ki units for
+/// SSE4.1, 16 320 bytes for its count), on the inputs that grow the
+/// counters fastest: bytes `F0..=FF` (2 units each, invalid but counted by
+/// the same formula), ASCII units (2 bytes less each), surrogate pairs and
+/// lone surrogates. Every kernel agrees with the scalar one and with std.
+#[test]
+fn length_counters_past_their_flush_points() {
+    for len in [2031, 2032, 2033, 4100, 20_000] {
+        let bytes = vec![0xFFu8; len];
+        let scalar = t::utf16_len_from_utf8_with(Kernel::Scalar, &bytes);
+        assert_eq!(scalar, Some(2 * len));
+        for kernel in Kernel::available() {
+            assert_eq!(
+                t::utf16_len_from_utf8_with(kernel, &bytes),
+                scalar,
+                "{kernel} {len}"
+            );
+        }
+    }
+    for text in ["a", "é", "中", "😀", "a😀é中"] {
+        let s = text.repeat(70_000 / text.len());
+        let want = s.encode_utf16().count();
+        for len in [16_319, 16_320, 16_321, 20_000, s.len()] {
+            let mut end = len.min(s.len());
+            while !s.is_char_boundary(end) {
+                end -= 1;
+            }
+            for kernel in Kernel::available() {
+                let part = &s[..end];
+                assert_eq!(
+                    t::count_chars_with(kernel, part),
+                    Some(part.chars().count()),
+                    "{kernel} {text:?} {end}"
+                );
+            }
+        }
+        for kernel in Kernel::available() {
+            assert_eq!(
+                t::utf16_len_from_utf8_with(kernel, s.as_bytes()),
+                Some(want),
+                "{kernel} {text:?}"
+            );
+        }
+    }
+    let unit_runs: [&[u16]; 5] = [&[0x61], &[0x416], &[0x4E2D], &[0xD83D, 0xDE00], &[0xDE00]];
+    for run in unit_runs {
+        let units: Vec<u16> = run.repeat(140_000 / run.len());
+        for len in [65_535, 65_536, 65_537, 65_544, units.len()] {
+            let part = &units[..len];
+            let want = String::from_utf16_lossy(part).len();
+            for kernel in Kernel::available() {
+                assert_eq!(
+                    t::utf8_len_from_utf16_with(kernel, part),
+                    Some(want),
+                    "{kernel} {run:04X?} {len}"
+                );
+            }
+        }
+    }
+}

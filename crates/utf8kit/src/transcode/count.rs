@@ -34,7 +34,8 @@ const fn four_byte_lead_bits(w: u64) -> u64 {
 
 /// The number of bytes that are not continuation bytes (`80..=BF`), by the
 /// SIMD code of `engine` if it has some for this length: AVX-512 (with
-/// `popcnt` up to [`POPCNT_MAX`](count_avx512::POPCNT_MAX)) or AVX2.
+/// `popcnt` up to [`POPCNT_MAX`](count_avx512::POPCNT_MAX)), AVX2 or
+/// SSE4.1.
 #[inline]
 fn simd_count_non_continuation(engine: Engine, bytes: &[u8]) -> Option<usize> {
     match engine {
@@ -89,9 +90,9 @@ pub(super) fn count_non_continuation(bytes: &[u8]) -> usize {
 }
 
 /// Counts the characters of `text`, like `text.chars().count()`: a
-/// character is any byte that is not a continuation byte. With AVX-512 or
-/// AVX2 (detected at run time) 256 or 128 bytes per step, else as `core`
-/// does it.
+/// character is any byte that is not a continuation byte. With AVX-512,
+/// AVX2 or SSE4.1 (detected at run time) 256, 128 or 64 bytes per step,
+/// else as `core` does it.
 ///
 /// # Example
 ///
@@ -114,8 +115,8 @@ fn count_chars_by(engine: Engine, text: &str) -> usize {
     simd_count_non_continuation(engine, text.as_bytes()).unwrap_or_else(|| text.chars().count())
 }
 
-/// [`count_chars`] by the code of a forced `kernel` (AVX-512, AVX2, or the
-/// scalar code for the others); `None` if the CPU lacks the kernel. For
+/// [`count_chars`] by the code of a forced `kernel` (AVX-512, AVX2, SSE4.1
+/// for [`Kernel::Sse42`], or the scalar code for the others); `None` if the CPU lacks the kernel. For
 /// tests and benchmarks.
 ///
 /// ```

@@ -216,10 +216,13 @@ fn valid_utf8_to_utf16_run<T: Unit16>(
 /// UTF-8 → UTF-16, validating, by `engine`.
 ///
 /// With the AVX-512 transcoder, one pass validates and converts
-/// (`utf16_fused_avx512`); with the AVX2 one, [`utf8_to_utf16_two_pass`];
-/// otherwise the scalar kernel does both. (Only [`Kernel::Avx512`] maps to
-/// [`Engine::Avx512`], so the engine says which validation kernel a forced
-/// call asked for.)
+/// (`utf16_fused_avx512`); with the AVX2 or SSE4.1 one,
+/// [`utf8_to_utf16_two_pass`]; otherwise the scalar kernel does both. (Only
+/// [`Kernel::Avx512`] maps to [`Engine::Avx512`], so the engine says which
+/// validation kernel a forced call asked for; [`Engine::Sse41`] validates
+/// with [`Kernel::Sse42`] even when an AVX CPU without the AVX2
+/// transcoders' features chose it for [`Kernel::Avx2`], with the same
+/// result.)
 #[inline]
 fn utf8_to_utf16_run<T: Unit16>(
     engine: Engine,

@@ -71,6 +71,8 @@ pub(crate) unsafe fn count_chars(bytes: &[u8]) -> usize {
 #[cfg(all(test, feature = "std"))]
 mod tests {
     use super::*;
+    use std::string::String;
+    use std::vec::Vec;
 
     /// Whether the CPU has the kernel's features.
     fn supported() -> bool {

@@ -565,3 +565,149 @@ fn sum_i16(v: __m128i) -> i64 {
     let s = _mm_add_epi32(s, _mm_shuffle_epi32::<0b10_11_00_01>(s));
     i64::from(_mm_cvtsi128_si32(s))
 }
+
+#[cfg(all(test, feature = "std"))]
+mod tests {
+    use super::*;
+    use std::string::String;
+    use std::vec::Vec;
+
+    /// Whether the CPU has the kernels' features.
+    fn supported() -> bool {
+        std::is_x86_feature_detected!("sse4.1")
+            && std::is_x86_feature_detected!("sse4.2")
+            && std::is_x86_feature_detected!("ssse3")
+            && std::is_x86_feature_detected!("popcnt")
+    }
+
+    /// Texts of every UTF-8 length and mixes of them, long enough for
+    /// several steps.
+    fn texts() -> Vec<String> {
+        [
+            "a",
+            "é",
+            "中",
+            "😀",
+            "aé中😀",
+            "ab\u{7FF}\u{800}\u{FFFF}\u{10000}x",
+            "жжa中",
+        ]
+        .iter()
+        .map(|t| t.repeat(200 / t.len() + 1))
+        .collect()
+    }
+
+    /// The kernel alone, from every start offset: it stops at a character
+    /// boundary, and what it wrote is std's UTF-16 of what it read, in
+    /// either byte order; it never needs more room than it was given.
+    #[test]
+    fn utf8_to_utf16_converts_a_prefix_exactly() {
+        if !supported() {
+            return;
+        }
+        for text in texts() {
+            for start in 0..8 {
+                let Some(s) = text.get(start..) else { continue };
+                for cap in [0, 31, 32, 40, s.len()] {
+                    let mut le = std::vec![0u8; 2 * cap];
+                    let mut be = std::vec![0u8; 2 * cap];
+                    // SAFETY: the CPU has the features (checked above);
+                    // the buffers are `2 * cap` bytes.
+                    let (p, q) = unsafe {
+                        (
+                            utf8_to_utf16::<false>(s.as_bytes(), le.as_mut_ptr(), cap),
+                            utf8_to_utf16::<true>(s.as_bytes(), be.as_mut_ptr(), cap),
+                        )
+                    };
+                    assert_eq!((p.read, p.written), (q.read, q.written));
+                    assert!(p.written <= cap);
+                    let done = &s[..p.read];
+                    let want: Vec<u16> = done.encode_utf16().collect();
+                    assert_eq!(p.written, want.len(), "{start} {cap}");
+                    for (k, u) in want.iter().enumerate() {
+                        assert_eq!(le[2 * k..2 * k + 2], u.to_le_bytes());
+                        assert_eq!(be[2 * k..2 * k + 2], u.to_be_bytes());
+                    }
+                    if cap >= s.len() && s.len() >= TAIL8 + STEP {
+                        assert!(p.read > 0, "no progress from {start}");
+                    }
+                }
+            }
+        }
+    }
+
+    /// The kernel alone: what it wrote is std's UTF-8 of what it read, and
+    /// at an unpaired surrogate it stops before the block that has it.
+    #[test]
+    fn utf16_to_utf8_converts_a_prefix_exactly() {
+        if !supported() {
+            return;
+        }
+        for text in texts() {
+            let units: Vec<u16> = text.encode_utf16().collect();
+            for lone in [None, Some(5), Some(40)] {
+                let mut units = units.clone();
+                if let Some(at) = lone {
+                    // A low half after a unit that is not a high one.
+                    units[at - 1] = 0x61;
+                    units[at] = 0xDC00;
+                }
+                let le: Vec<u8> = units.iter().flat_map(|u| u.to_le_bytes()).collect();
+                let mut out = std::vec![0u8; 3 * units.len()];
+                // SAFETY: the CPU has the features (checked above); `le`
+                // is `2 * units.len()` bytes, `out` `out.len()`.
+                let stop = unsafe {
+                    utf16_to_utf8::<false>(le.as_ptr(), units.len(), out.as_mut_ptr(), out.len())
+                };
+                let p = stop.progress;
+                let want = String::from_utf16(&units[..p.read]).unwrap();
+                assert_eq!(&out[..p.written], want.as_bytes());
+                if let Some(at) = lone {
+                    assert!(p.read <= at);
+                    assert!(stop.window_end.is_some_and(|end| end > at));
+                }
+            }
+        }
+    }
+
+    /// Both length functions agree with the scalar ones on every text, on
+    /// invalid bytes and lone surrogates, and past their flush points.
+    #[test]
+    fn lengths_agree_with_the_scalar_ones() {
+        if !supported() {
+            return;
+        }
+        let mut inputs: Vec<Vec<u8>> = texts().into_iter().map(String::into_bytes).collect();
+        inputs.push(std::vec![0xFF; 16 * FLUSH8 + 17]);
+        inputs.push((0..=255u8).cycle().take(5000).collect());
+        for bytes in &inputs {
+            // SAFETY: the CPU has the features (checked above).
+            let got = unsafe { utf16_len_from_utf8(bytes) };
+            assert_eq!(got, crate::transcode::utf16_len_from_utf8(bytes));
+        }
+        let mut runs: Vec<Vec<u16>> = texts().iter().map(|t| t.encode_utf16().collect()).collect();
+        runs.push(std::vec![0x61; 8 * FLUSH16 + 9]);
+        runs.push([0xD83D, 0xDE00].repeat(4 * FLUSH16 + 5));
+        runs.push([0xDE00, 0xD83D, 0x61].repeat(100));
+        for units in &runs {
+            let le: Vec<u8> = units.iter().flat_map(|u| u.to_le_bytes()).collect();
+            let be: Vec<u8> = units.iter().flat_map(|u| u.to_be_bytes()).collect();
+            let want = String::from_utf16_lossy(units).len();
+            for (bytes, big) in [(&le, false), (&be, true)] {
+                // SAFETY: as above; the bytes are `2 * units.len()`.
+                let (read, n) = unsafe {
+                    if big {
+                        utf8_len_from_utf16::<true>(bytes.as_ptr(), units.len())
+                    } else {
+                        utf8_len_from_utf16::<false>(bytes.as_ptr(), units.len())
+                    }
+                };
+                // A pair split at `read` counts 1 before it (its high half
+                // followed by a low one) and 3 after it (a lone low half
+                // there), its 4 in all.
+                let rest = String::from_utf16_lossy(&units[read..]).len();
+                assert_eq!(n + rest, want, "{read} of {}", units.len());
+            }
+        }
+    }
+}
