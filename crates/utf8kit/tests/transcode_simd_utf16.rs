@@ -1097,3 +1097,39 @@ fn length_counters_past_their_flush_points() {
         }
     }
 }
+
+/// The SSE4.1 kernels' steps for runs of 4-byte characters (16 bytes that
+/// are four of them, in UTF-8) and of surrogate pairs (8 units that are
+/// four of them, in UTF-16): runs of every length up to 12 characters after
+/// every prefix up to 20 characters, then text of another kind, a lone
+/// surrogate or the end.
+#[test]
+fn runs_of_supplementary_characters_at_every_offset() {
+    let supplementary = ['😀', '\u{10000}', '\u{10FFFF}', '𝄞', '\u{1F3FD}'];
+    for prefix in ['a', 'é', '中'] {
+        for count in 0..=20 {
+            for run in 0..=12 {
+                let mut s: String = core::iter::repeat_n(prefix, count).collect();
+                s.extend((0..run).map(|k| supplementary[k % supplementary.len()]));
+                for suffix in ["", "a", "ab中é and more text after it, long", "😀x"] {
+                    let mut s = s.clone();
+                    s.push_str(suffix);
+                    check_utf8(s.as_bytes());
+                    let units: Vec<u16> = s.encode_utf16().collect();
+                    check_utf16(&units);
+                }
+                let mut units: Vec<u16> = s.encode_utf16().collect();
+                units.push(0xDC00);
+                units.extend(std::iter::repeat_n(0x62, 20));
+                check_utf16(&units);
+                if run > 0 {
+                    // The run's last low half replaced: its high half is
+                    // lone.
+                    let last = units.len() - 22;
+                    units[last] = 0x63;
+                    check_utf16(&units);
+                }
+            }
+        }
+    }
+}

@@ -20,8 +20,11 @@
 //! those continuation bytes too, so it ends at a character boundary.
 //!
 //! 4-byte characters are not decoded in lanes: a step stops before the
-//! first one, and a step that starts at one converts it (and any right
-//! after it) to a surrogate pair with scalar code.
+//! first one. A step that starts at one converts 16 bytes that are four
+//! 4-byte characters at once (`pmaddubsw` and `pmaddwd` gather the payload
+//! bits of each 32-bit lane into its scalar value, which shifts and masks
+//! turn into a surrogate pair), and 16 more if they are four too; a
+//! shorter run of them it converts to surrogate pairs with scalar code.
 //!
 //! The kernel runs while 32 bytes are readable and 32 units of room are
 //! left, and leaves the rest to the scalar kernel. The packed stores leave
@@ -33,16 +36,22 @@
 //! # UTF-16 → UTF-8
 //!
 //! 16 units (two registers) per step. An all-ASCII block narrows with
-//! `packuswb`. A block with a surrogate (and the unit after it if it ends
-//! with the high half of a pair) is encoded with scalar code if its
+//! `packuswb`. Eight units that are four surrogate pairs become their four
+//! 4-byte characters in 32-bit lanes (and the next eight too if they are
+//! pairs). Any other block with a surrogate (and the unit after it if it
+//! ends with the high half of a pair) is encoded with scalar code if its
 //! surrogates are paired, else left to the scalar kernel, which reports or
 //! replaces the unpaired one. Otherwise each register of eight units takes
-//! one of two paths:
+//! one of three paths:
 //!
 //! * no unit from `800` on (Latin, Greek, Cyrillic, Hebrew, Arabic…):
 //!   each 16-bit lane gets its 1- or 2-byte encoding in memory order, and
 //!   one `pshufb` from a table indexed by the 8-bit mask of the 2-byte lanes
 //!   drops the second byte of the 1-byte lanes;
+//! * no unit below `800` (CJK, Indic scripts…): each lane computes its
+//!   lead and first continuation byte in one 16-bit lane and its last byte
+//!   in another register, and two `pshufb`s from each spread them over the
+//!   24 bytes;
 //! * else, as in the AVX2 kernel, each four units are widened to 32-bit
 //!   lanes that get their 1-, 2- or 3-byte encodings, packed by a `pshufb`
 //!   from a table indexed by which lanes have 2 and which 3 bytes.
@@ -72,7 +81,7 @@ const TAIL8: usize = 48;
 /// Units left below which a UTF-16 → UTF-8 step that encodes in lanes is
 /// left to the scalar kernel: after it, 16 or more units remain, which make
 /// at least 16 bytes, covering the 12 past the step's output its stores may
-/// touch.
+/// touch (the steps of surrogate pairs store exactly their output).
 const TAIL16: usize = 32;
 
 /// `pshufb` indices that pack the UTF-8 bytes of eight 16-bit lanes (each
@@ -194,6 +203,22 @@ pub(crate) unsafe fn utf8_to_utf16<const BE: bool>(
             o += n;
             continue;
         }
+        if is_four_chars(a) {
+            // Four 4-byte characters (and four more if the next 16 bytes
+            // are four too): 8 or 16 units.
+            let both = is_four_chars(b);
+            // SAFETY: 16 or 32 of the 64 writable bytes at `out`.
+            unsafe {
+                _mm_storeu_si128(out.cast(), order::<BE>(four_pairs(a)));
+                if both {
+                    _mm_storeu_si128(out.add(16).cast(), order::<BE>(four_pairs(b)));
+                }
+            }
+            let (read, written) = if both { (32, 16) } else { (16, 8) };
+            i += read;
+            o += written;
+            continue;
+        }
         // SAFETY: `i + 32 <= src.len()`.
         let Some((lo, hi, mask, read)) = (unsafe { decode16(p.add(i), a) }) else {
             // SAFETY: `i + 32 <= src.len()` and `o + 32 <= cap`; the run
@@ -221,6 +246,42 @@ pub(crate) unsafe fn utf8_to_utf16<const BE: bool>(
         read: i,
         written: o,
     }
+}
+
+/// Whether the 16 bytes `v` (valid UTF-8 from a character boundary) are
+/// four 4-byte characters: bytes 0, 4, 8 and 12 are `F0..=FF` (the bytes
+/// between them are then their continuation bytes).
+#[target_feature(enable = "sse4.1,sse4.2,ssse3,popcnt")]
+#[inline]
+fn is_four_chars(v: __m128i) -> bool {
+    let fours = _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_max_epu8(v, _mm_set1_epi8(-16)), v));
+    fours & 0x1111 == 0x1111
+}
+
+/// The surrogate pairs (native order, the high unit first in memory) of
+/// the four 4-byte characters `v` (see [`is_four_chars`]), one a 32-bit lane.
+///
+/// `pmaddubsw` joins the lead's 3 bits and the first continuation's 6
+/// (`a << 6 | b`), and the last two continuations' 6 (`c << 6 | d`), in
+/// 16-bit lanes; `pmaddwd` joins the two halves (`<< 12`) into the scalar
+/// value, which becomes `D800 | c >> 10` and `DC00 | c & 3FF` with
+/// `c = cp - 10000`.
+#[target_feature(enable = "sse4.1,sse4.2,ssse3,popcnt")]
+#[inline]
+fn four_pairs(v: __m128i) -> __m128i {
+    // Payload bits (LE lanes: lead, then the continuation bytes).
+    let bits = _mm_and_si128(v, _mm_set1_epi32(0x3F3F_3F07));
+    // Bytes [x, y] of each 16-bit lane -> x * 64 + y.
+    let halves = _mm_maddubs_epi16(bits, _mm_set1_epi16(0x0140));
+    // 16-bit lanes [h, l] of each 32-bit lane -> h * 4096 + l.
+    let cp = _mm_madd_epi16(halves, _mm_set1_epi32(0x0001_1000));
+    let c = _mm_sub_epi32(cp, _mm_set1_epi32(0x1_0000));
+    let high = _mm_add_epi32(_mm_srli_epi32::<10>(c), _mm_set1_epi32(0xD800));
+    let low = _mm_or_si128(
+        _mm_and_si128(c, _mm_set1_epi32(0x3FF)),
+        _mm_set1_epi32(0xDC00),
+    );
+    _mm_or_si128(high, _mm_slli_epi32::<16>(low))
 }
 
 /// The 16-bit values of the characters whose lead bytes are in `w0`, each
@@ -356,8 +417,8 @@ unsafe fn encode4(u: __m128i, out: *mut u8) -> usize {
 ///
 /// # Safety
 ///
-/// 28 bytes at `out` are writable (two 16-byte stores, the second at most
-/// 12 bytes on).
+/// 32 bytes at `out` are writable (one or two 16-byte stores, the second
+/// at most 16 bytes on).
 #[target_feature(enable = "sse4.1,sse4.2,ssse3,popcnt")]
 #[inline]
 unsafe fn encode8(u: __m128i, out: *mut u8) -> usize {
@@ -381,13 +442,121 @@ unsafe fn encode8(u: __m128i, out: *mut u8) -> usize {
         }
         return 8 + index.count_ones() as usize;
     }
+    // No unit below 800: 3 bytes each.
+    let below = _mm_cmpeq_epi16(
+        _mm_and_si128(u, _mm_set1_epi16(0xF800u16 as i16)),
+        _mm_setzero_si128(),
+    );
+    if _mm_testz_si128(below, below) != 0 {
+        // SAFETY: the 32 writable bytes at `out`.
+        unsafe { encode8_three(u, out) };
+        return 24;
+    }
     let lo = _mm_cvtepu16_epi32(u);
     let hi = _mm_unpackhi_epi16(u, _mm_setzero_si128());
     // SAFETY: the first call writes 16 bytes at `out`, the second 16 at
-    // most 12 bytes on: inside the 28 writable bytes.
+    // most 12 bytes on: inside the 32 writable bytes.
     unsafe {
         let n = encode4(lo, out);
         n + encode4(hi, out.add(n))
+    }
+}
+
+/// Whether the 8 units `u` are four surrogate pairs: a high half in every
+/// even lane, a low half in every odd one.
+#[target_feature(enable = "sse4.1,sse4.2,ssse3,popcnt")]
+#[inline]
+fn is_four_pairs(u: __m128i) -> bool {
+    let tags = _mm_and_si128(u, _mm_set1_epi16(0xFC00u16 as i16));
+    let pairs = _mm_set1_epi32(0xDC00_D800u32 as i32);
+    _mm_movemask_epi8(_mm_cmpeq_epi16(tags, pairs)) == 0xFFFF
+}
+
+/// The UTF-8 of the four surrogate pairs `u` (see [`is_four_pairs`]), 4
+/// bytes each: in each 32-bit lane (high unit `h` low, low unit `l` high)
+/// the scalar value `(h & 3FF) << 10 | (l & 3FF)` plus `10000`, spread into
+/// `F0 | cp >> 18`, `80 | cp >> 12 & 3F`, `80 | cp >> 6 & 3F`,
+/// `80 | cp & 3F`, in memory order.
+#[target_feature(enable = "sse4.1,sse4.2,ssse3,popcnt")]
+#[inline]
+fn encode_pairs(u: __m128i) -> __m128i {
+    let ten = _mm_set1_epi32(0x3FF);
+    let cp = _mm_add_epi32(
+        _mm_or_si128(
+            _mm_slli_epi32::<10>(_mm_and_si128(u, ten)),
+            _mm_and_si128(_mm_srli_epi32::<16>(u), ten),
+        ),
+        _mm_set1_epi32(0x1_0000),
+    );
+    let b0 = _mm_srli_epi32::<18>(cp);
+    let b1 = _mm_and_si128(_mm_srli_epi32::<4>(cp), _mm_set1_epi32(0x3F00));
+    let b2 = _mm_and_si128(_mm_slli_epi32::<10>(cp), _mm_set1_epi32(0x3F_0000));
+    let b3 = _mm_slli_epi32::<24>(cp);
+    let b3 = _mm_and_si128(b3, _mm_set1_epi32(0x3F00_0000));
+    _mm_or_si128(
+        _mm_or_si128(_mm_or_si128(b0, b1), _mm_or_si128(b2, b3)),
+        _mm_set1_epi32(0x8080_80F0u32 as i32),
+    )
+}
+
+/// `pshufb` indices that spread the lead and first continuation bytes of
+/// eight 3-byte characters (bytes `2k`, `2k + 1`: 16-bit lane `k` of the
+/// first register) and their last bytes (byte `2k` of the second) over 24
+/// bytes, as four tables: the first 16 bytes from each register, then the
+/// last 8 (zeros, `0x80`, where the other register gives the byte).
+const fn three_spread_table() -> [[u8; 16]; 4] {
+    let mut t = [[0x80u8; 16]; 4];
+    let mut k = 0;
+    while k < 8 {
+        let mut j = 0;
+        while j < 3 {
+            let at = 3 * k + j;
+            let (table, from) = if j < 2 { (0, 2 * k + j) } else { (1, 2 * k) };
+            t[table + 2 * (at / 16)][at % 16] = from as u8;
+            j += 1;
+        }
+        k += 1;
+    }
+    t
+}
+
+static THREE_SPREAD: [[u8; 16]; 4] = three_spread_table();
+
+/// Encodes 8 units from `800` on (none a surrogate) as their 24 UTF-8
+/// bytes at `out`.
+///
+/// # Safety
+///
+/// 32 bytes at `out` are writable (two 16-byte stores, 16 bytes apart).
+#[target_feature(enable = "sse4.1,sse4.2,ssse3,popcnt")]
+#[inline]
+unsafe fn encode8_three(u: __m128i, out: *mut u8) {
+    let low6 = _mm_set1_epi16(0x3F);
+    // Lane: `E0 | u >> 12`, then `80 | u >> 6 & 3F`.
+    let first = _mm_or_si128(
+        _mm_or_si128(
+            _mm_srli_epi16::<12>(u),
+            _mm_slli_epi16::<8>(_mm_and_si128(_mm_srli_epi16::<6>(u), low6)),
+        ),
+        _mm_set1_epi16(0x80E0u16 as i16),
+    );
+    // Lane: `80 | u & 3F`.
+    let last = _mm_or_si128(_mm_and_si128(u, low6), _mm_set1_epi16(0x80));
+    let t = &THREE_SPREAD;
+    // SAFETY: the table entries are 16 readable bytes each; the stores are
+    // at `out` and `out + 16`, inside the 32 writable bytes.
+    unsafe {
+        let index = |k: usize| _mm_loadu_si128(t[k].as_ptr().cast());
+        let head = _mm_or_si128(
+            _mm_shuffle_epi8(first, index(0)),
+            _mm_shuffle_epi8(last, index(1)),
+        );
+        let tail = _mm_or_si128(
+            _mm_shuffle_epi8(first, index(2)),
+            _mm_shuffle_epi8(last, index(3)),
+        );
+        _mm_storeu_si128(out.cast(), head);
+        _mm_storeu_si128(out.add(16).cast(), tail);
     }
 }
 
@@ -436,6 +605,22 @@ pub(crate) unsafe fn utf16_to_utf8<const BE: bool>(
             _mm_cmpeq_epi16(_mm_and_si128(b, tag), surrogate),
         );
         if _mm_testz_si128(surrogates, surrogates) == 0 {
+            if is_four_pairs(a) {
+                // Four surrogate pairs (and four more if the next 8 units
+                // are too): 16 or 32 bytes.
+                let both = is_four_pairs(b);
+                // SAFETY: 16 or 32 of the 64 writable bytes at `out`.
+                unsafe {
+                    _mm_storeu_si128(out.cast(), encode_pairs(a));
+                    if both {
+                        _mm_storeu_si128(out.add(16).cast(), encode_pairs(b));
+                    }
+                }
+                let (read, written) = if both { (16, 32) } else { (8, 16) };
+                i += read;
+                o += written;
+                continue;
+            }
             // SAFETY: units `i..i + 16` are readable and 64 bytes at `out`
             // are writable (above).
             match unsafe { surrogate_block::<BE>(src, len, i, out) } {
@@ -451,7 +636,7 @@ pub(crate) unsafe fn utf16_to_utf8<const BE: bool>(
         if len - i < TAIL16 {
             break;
         }
-        // SAFETY: the first call writes 28 bytes at `out`, the second 28
+        // SAFETY: the first call writes 32 bytes at `out`, the second 32
         // at most 24 bytes on: inside the 64 writable bytes.
         unsafe {
             let n = encode8(a, out);
