@@ -17,6 +17,9 @@
 //! [`Kernel::Avx512`] validates with. Without VBMI2, [`Kernel::Avx512`]
 //! converts with the AVX2 kernels, as [`Kernel::Avx2`] does (those need
 //! BMI1/2 and POPCNT besides, which every AVX2 CPU has).
+//! [`Kernel::Sse42`], and the AVX CPUs without what those need, convert
+//! with the SSE4.1 kernels (`utf16_sse41`, `count_sse41`: SSSE3, SSE4.1,
+//! SSE4.2 and POPCNT, no BMI) where there are some, else the scalar ones.
 
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod count_avx2;
