@@ -781,9 +781,9 @@ fn fused_small_buffers() {
     }
 }
 
-/// The AVX2 kernel's steps (16 or 32 bytes) against characters of every
-/// length placed at every offset of the first blocks, with runs of 1-, 2-,
-/// 3- and 4-byte text around them and short tails after.
+/// The AVX2 and SSE4.1 kernels' steps (16 or 32 bytes) against characters
+/// of every length placed at every offset of the first blocks, with runs
+/// of 1-, 2-, 3- and 4-byte text around them and short tails after.
 #[test]
 fn every_character_length_at_every_block_offset() {
     for prefix in ["a", "é", "中"] {
@@ -801,9 +801,10 @@ fn every_character_length_at_every_block_offset() {
     }
 }
 
-/// The AVX2 UTF-16 → UTF-8 steps (16 or 32 units): 1-, 2- and 3-byte text
-/// of every length up to 40 units, then a character of each kind (a pair or
-/// a lone surrogate among them, so blocks end inside a pair), then text.
+/// The AVX2 and SSE4.1 UTF-16 → UTF-8 steps (8, 16 or 32 units): 1-, 2-
+/// and 3-byte text of every length up to 40 units, then a character of each
+/// kind (a pair or a lone surrogate among them, so blocks end inside a
+/// pair), then text.
 #[test]
 fn every_unit_kind_at_every_block_offset() {
     for prefix in [0x61u16, 0xE9, 0x4E2D] {
