@@ -19,6 +19,10 @@
 //! character that starts at byte 15 may end at byte 17: the step then reads
 //! those continuation bytes too, so it ends at a character boundary.
 //!
+//! Six 3-byte characters (18 bytes) take a shorter step: one `pshufb`
+//! index picks their leads from the block and their continuation bytes
+//! from the 16 bytes one and two bytes on, into 16-bit lanes.
+//!
 //! 4-byte characters are not decoded in lanes: a step stops before the
 //! first one. A step that starts at one converts 16 bytes that are four
 //! 4-byte characters at once (`pmaddubsw` and `pmaddwd` gather the payload
@@ -219,6 +223,23 @@ pub(crate) unsafe fn utf8_to_utf16<const BE: bool>(
             o += written;
             continue;
         }
+        // Six 3-byte characters (18 bytes, 6 units; its store leaves 2
+        // don't-care units after them: see `TAIL8`).
+        if is_six_threes(a) && src.len() - i >= TAIL8 {
+            // SAFETY: `i + 32 <= src.len()`: the loads at `i + 1` and
+            // `i + 2` are readable.
+            let (n1, n2) = unsafe {
+                (
+                    _mm_loadu_si128(p.add(i + 1).cast()),
+                    _mm_loadu_si128(p.add(i + 2).cast()),
+                )
+            };
+            // SAFETY: 16 of the 64 writable bytes at `out`.
+            unsafe { _mm_storeu_si128(out.cast(), order::<BE>(six_threes(a, n1, n2))) };
+            i += 18;
+            o += 6;
+            continue;
+        }
         // SAFETY: `i + 32 <= src.len()`.
         let Some((lo, hi, mask, read)) = (unsafe { decode16(p.add(i), a) }) else {
             // SAFETY: `i + 32 <= src.len()` and `o + 32 <= cap`; the run
@@ -282,6 +303,47 @@ fn four_pairs(v: __m128i) -> __m128i {
         _mm_set1_epi32(0xDC00),
     );
     _mm_or_si128(high, _mm_slli_epi32::<16>(low))
+}
+
+/// Whether the 16 bytes `v` (valid UTF-8 from a character boundary) start
+/// six 3-byte characters: bytes 0, 3, 6, 9, 12 and 15 are `E0..=EF` (the
+/// bytes between them, and the two after the last, are then their
+/// continuation bytes).
+#[target_feature(enable = "sse4.1,sse4.2,ssse3,popcnt")]
+#[inline]
+fn is_six_threes(v: __m128i) -> bool {
+    let leads = _mm_cmpeq_epi8(
+        _mm_and_si128(v, _mm_set1_epi8(0xF0u8 as i8)),
+        _mm_set1_epi8(0xE0u8 as i8),
+    );
+    _mm_movemask_epi8(leads) & 0x9249 == 0x9249
+}
+
+/// `pshufb` indices that zero-extend bytes 0, 3, 6, 9, 12 and 15 to the
+/// first six 16-bit lanes.
+static EVERY_THIRD: [u8; 16] = [
+    0, 0x80, 3, 0x80, 6, 0x80, 9, 0x80, 12, 0x80, 15, 0x80, 0x80, 0x80, 0x80, 0x80,
+];
+
+/// The six units (then two zeros) of the six 3-byte characters that start
+/// `v` (see [`is_six_threes`]), given the bytes one (`n1`) and two (`n2`)
+/// on: the same `pshufb` picks every character's lead from `v`, its first
+/// continuation byte from `n1` and its last from `n2`, each into the
+/// character's 16-bit lane, where `lead << 12 | (b1 & 3F) << 6 | b2 & 3F`
+/// is the unit (the shift drops the lead's marker bits).
+#[target_feature(enable = "sse4.1,sse4.2,ssse3,popcnt")]
+#[inline]
+fn six_threes(v: __m128i, n1: __m128i, n2: __m128i) -> __m128i {
+    // SAFETY: `EVERY_THIRD` is 16 readable bytes.
+    let index = unsafe { _mm_loadu_si128(EVERY_THIRD.as_ptr().cast()) };
+    let low6 = _mm_set1_epi16(0x3F);
+    let b0 = _mm_shuffle_epi8(v, index);
+    let b1 = _mm_and_si128(_mm_shuffle_epi8(n1, index), low6);
+    let b2 = _mm_and_si128(_mm_shuffle_epi8(n2, index), low6);
+    _mm_or_si128(
+        _mm_or_si128(_mm_slli_epi16::<12>(b0), _mm_slli_epi16::<6>(b1)),
+        b2,
+    )
 }
 
 /// The 16-bit values of the characters whose lead bytes are in `w0`, each
