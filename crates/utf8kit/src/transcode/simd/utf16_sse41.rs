@@ -40,7 +40,7 @@
 //! # UTF-16 → UTF-8
 //!
 //! 16 units (two registers) per step. An all-ASCII block narrows with
-//! `packuswb`. Eight units that are four surrogate pairs become their four
+//! `packuswb`, and so do the 32-unit blocks after it while they are ASCII. Eight units that are four surrogate pairs become their four
 //! 4-byte characters in 32-bit lanes (and the next eight too if they are
 //! pairs). Any other block with a surrogate (and the unit after it if it
 //! ends with the high half of a pair) is encoded with scalar code if its
@@ -56,9 +56,11 @@
 //!   lead and first continuation byte in one 16-bit lane and its last byte
 //!   in another register, and two `pshufb`s from each spread them over the
 //!   24 bytes;
-//! * else, as in the AVX2 kernel, each four units are widened to 32-bit
-//!   lanes that get their 1-, 2- or 3-byte encodings, packed by a `pshufb`
-//!   from a table indexed by which lanes have 2 and which 3 bytes.
+//! * else each lane computes its 1-, 2- or 3-byte encoding as for the
+//!   paths above, its first two bytes in one register and its third in
+//!   another, and each four lanes are spread by a `pshufb` of each register
+//!   from a table indexed by which lanes have 2 and which 3 bytes (the
+//!   AVX2 kernel widens to 32-bit lanes instead).
 //!
 //! # Lengths
 //!
@@ -69,7 +71,7 @@
 //! and two per surrogate pair.
 
 use super::Progress;
-use super::utf16_avx2::{PACK, ROOM8, SWAP16, UTF8_PACK, pairs, surrogate_block};
+use super::utf16_avx2::{PACK, ROOM8, SWAP16, pairs, surrogate_block};
 use super::utf16_avx512::Stop;
 use core::arch::x86_64::*;
 
@@ -437,41 +439,73 @@ unsafe fn load8<const BE: bool>(src: *const u8) -> __m128i {
     order::<BE>(unsafe { _mm_loadu_si128(src.cast()) })
 }
 
-/// Encodes 4 units (zero-extended to the 32-bit lanes of `u`, none a
-/// surrogate) as UTF-8 at `out`; returns the bytes written (4 to 12).
+/// `pshufb` indices that spread the UTF-8 bytes of four units, each held
+/// as its first two bytes in a 16-bit lane of one register (`first`) and
+/// its third, if any, in the low byte of the lane of another (`last`), to
+/// the start: entry `[index][0]` picks from `first`, `[index][1]` from
+/// `last` (`0x80` where the other register gives the byte). Index bit `k`
+/// is set if unit `k` has 2 or more bytes, bit `k + 4` if it has 3 (as in
+/// [`UTF8_PACK`](super::utf16_avx2::UTF8_PACK)). Adding 8 to the indices
+/// picks from the upper four lanes instead (`0x80 + 8` still zeroes).
+const fn utf8_spread_table() -> [[[u8; 16]; 2]; 256] {
+    let mut table = [[[0x80u8; 16]; 2]; 256];
+    let mut index = 0;
+    while index < 256 {
+        let mut out = 0;
+        let mut lane = 0;
+        while lane < 4 {
+            let len = 1 + ((index >> lane) & 1) + ((index >> (lane + 4)) & 1);
+            table[index][0][out] = 2 * lane as u8;
+            out += 1;
+            if len >= 2 {
+                table[index][0][out] = 2 * lane as u8 + 1;
+                out += 1;
+            }
+            if len == 3 {
+                table[index][1][out] = 2 * lane as u8;
+                out += 1;
+            }
+            lane += 1;
+        }
+        index += 1;
+    }
+    table
+}
+
+static UTF8_SPREAD: [[[u8; 16]; 2]; 256] = utf8_spread_table();
+
+/// Spreads the bytes of four units of `first` and `last` (see
+/// [`UTF8_SPREAD`]; the upper four lanes if `HIGH`) by `index` and stores
+/// them (16 bytes) at `out`; returns how many are the units' (4 to 12).
 ///
 /// # Safety
 ///
 /// 16 bytes at `out` are writable.
 #[target_feature(enable = "sse4.1,sse4.2,ssse3,popcnt")]
 #[inline]
-unsafe fn encode4(u: __m128i, out: *mut u8) -> usize {
-    let low6 = _mm_set1_epi32(0x3F);
-    let cont = _mm_set1_epi32(0x80);
-    let last = _mm_or_si128(_mm_and_si128(u, low6), cont);
-    let mid = _mm_or_si128(_mm_and_si128(_mm_srli_epi32::<6>(u), low6), cont);
-    // 2 bytes: 110aaaaa 10bbbbbb.
-    let two = _mm_or_si128(
-        _mm_or_si128(_mm_srli_epi32::<6>(u), _mm_set1_epi32(0xC0)),
-        _mm_slli_epi32::<8>(last),
-    );
-    // 3 bytes: 1110aaaa 10bbbbbb 10cccccc.
-    let three = _mm_or_si128(
-        _mm_or_si128(_mm_srli_epi32::<12>(u), _mm_set1_epi32(0xE0)),
-        _mm_or_si128(_mm_slli_epi32::<8>(mid), _mm_slli_epi32::<16>(last)),
-    );
-    let ge2 = _mm_cmpgt_epi32(u, _mm_set1_epi32(0x7F));
-    let ge3 = _mm_cmpgt_epi32(u, _mm_set1_epi32(0x7FF));
-    let v = _mm_blendv_epi8(_mm_blendv_epi8(u, two, ge2), three, ge3);
-    let index = _mm_movemask_ps(_mm_castsi128_ps(ge2)) as u32
-        | (_mm_movemask_ps(_mm_castsi128_ps(ge3)) as u32) << 4;
-    // SAFETY: the table entry is 16 readable bytes; the store is 16 bytes
-    // at `out` (the caller's promise).
+unsafe fn spread4<const HIGH: bool>(
+    first: __m128i,
+    last: __m128i,
+    index: u32,
+    out: *mut u8,
+) -> usize {
+    let t = &UTF8_SPREAD[(index & 0xFF) as usize];
+    // SAFETY: the table entries are 16 readable bytes each; the store is
+    // the caller's promise.
     unsafe {
-        let t = _mm_loadu_si128(UTF8_PACK[index as usize].as_ptr().cast());
-        _mm_storeu_si128(out.cast(), _mm_shuffle_epi8(v, t));
+        let mut from_first = _mm_loadu_si128(t[0].as_ptr().cast());
+        let mut from_last = _mm_loadu_si128(t[1].as_ptr().cast());
+        if HIGH {
+            from_first = _mm_add_epi8(from_first, _mm_set1_epi8(8));
+            from_last = _mm_add_epi8(from_last, _mm_set1_epi8(8));
+        }
+        let bytes = _mm_or_si128(
+            _mm_shuffle_epi8(first, from_first),
+            _mm_shuffle_epi8(last, from_last),
+        );
+        _mm_storeu_si128(out.cast(), bytes);
     }
-    4 + index.count_ones() as usize
+    4 + (index & 0xFF).count_ones() as usize
 }
 
 /// Encodes 8 units (the 16-bit lanes of `u`, none a surrogate) as UTF-8 at
@@ -514,13 +548,34 @@ unsafe fn encode8(u: __m128i, out: *mut u8) -> usize {
         unsafe { encode8_three(u, out) };
         return 24;
     }
-    let lo = _mm_cvtepu16_epi32(u);
-    let hi = _mm_unpackhi_epi16(u, _mm_setzero_si128());
-    // SAFETY: the first call writes 16 bytes at `out`, the second 16 at
+    // 1, 2 or 3 bytes: each lane's first two bytes in `first` (the lane
+    // itself if ASCII), the third in `last` (`80 | u & 3F`, which is also
+    // the second byte of a 2-byte lane).
+    let ascii = _mm_cmpeq_epi16(
+        _mm_and_si128(u, _mm_set1_epi16(0xFF80u16 as i16)),
+        _mm_setzero_si128(),
+    );
+    let low6 = _mm_set1_epi16(0x3F);
+    let last = _mm_or_si128(_mm_and_si128(u, low6), _mm_set1_epi16(0x80));
+    let two = _mm_or_si128(
+        _mm_or_si128(_mm_srli_epi16::<6>(u), _mm_set1_epi16(0xC0)),
+        _mm_slli_epi16::<8>(last),
+    );
+    let three = _mm_or_si128(
+        _mm_or_si128(
+            _mm_srli_epi16::<12>(u),
+            _mm_slli_epi16::<8>(_mm_and_si128(_mm_srli_epi16::<6>(u), low6)),
+        ),
+        _mm_set1_epi16(0x80E0u16 as i16),
+    );
+    let first = _mm_blendv_epi8(three, _mm_blendv_epi8(two, u, ascii), below);
+    let ge2 = !(_mm_movemask_epi8(_mm_packs_epi16(ascii, ascii)) as u32) & 0xFF;
+    let ge3 = !(_mm_movemask_epi8(_mm_packs_epi16(below, below)) as u32) & 0xFF;
+    // SAFETY: the first call stores 16 bytes at `out`, the second 16 at
     // most 12 bytes on: inside the 32 writable bytes.
     unsafe {
-        let n = encode4(lo, out);
-        n + encode4(hi, out.add(n))
+        let n = spread4::<false>(first, last, (ge2 & 0xF) | (ge3 & 0xF) << 4, out);
+        n + spread4::<true>(first, last, ge2 >> 4 | (ge3 & 0xF0), out.add(n))
     }
 }
 
@@ -660,6 +715,32 @@ pub(crate) unsafe fn utf16_to_utf8<const BE: bool>(
             unsafe { _mm_storeu_si128(out.cast(), _mm_packus_epi16(a, b)) };
             i += 16;
             o += 16;
+            // More ASCII: 32 units a step while they last (each step
+            // stores exactly its output).
+            while len - i >= 32 && cap - o >= 32 {
+                // SAFETY: units `i..i + 32` are readable.
+                let (a, b, c, d) = unsafe {
+                    let q = src.add(2 * i);
+                    (
+                        load8::<BE>(q),
+                        load8::<BE>(q.add(16)),
+                        load8::<BE>(q.add(32)),
+                        load8::<BE>(q.add(48)),
+                    )
+                };
+                let all = _mm_or_si128(_mm_or_si128(a, b), _mm_or_si128(c, d));
+                if _mm_testz_si128(all, not_ascii) == 0 {
+                    break;
+                }
+                // SAFETY: `o + 32 <= cap`: 32 writable bytes at `dst + o`.
+                unsafe {
+                    let out = dst.add(o);
+                    _mm_storeu_si128(out.cast(), _mm_packus_epi16(a, b));
+                    _mm_storeu_si128(out.add(16).cast(), _mm_packus_epi16(c, d));
+                }
+                i += 32;
+                o += 32;
+            }
             continue;
         }
         let surrogates = _mm_or_si128(
