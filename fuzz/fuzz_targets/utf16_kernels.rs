@@ -1,6 +1,7 @@
 //! Every UTF-8 ⇄ UTF-16 kernel the CPU has, forced, agrees with std on
 //! native, LE and BE output, strict and lossy, with exactly-sized output
-//! buffers followed by a guard that must survive.
+//! buffers followed by a guard that must survive; so do the length
+//! functions and the character count.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -18,12 +19,19 @@ fuzz_target!(|data: &[u8]| {
         .collect();
     let std_utf8 = String::from_utf16(&units).ok();
     let std_lossy = String::from_utf16_lossy(&units);
+    let be_bytes: Vec<u8> = units.iter().flat_map(|u| u.to_be_bytes()).collect();
 
     for kernel in Kernel::available() {
         // UTF-8 → UTF-16 (native units).
         if let Some(expected) = &std_utf16 {
             let n = expected.len();
             assert_eq!(transcode::utf16_len_from_utf8_with(kernel, data), Some(n));
+            let text = core::str::from_utf8(data).expect("valid");
+            assert_eq!(
+                transcode::count_chars_with(kernel, text),
+                Some(text.chars().count()),
+                "{kernel:?}"
+            );
             let mut out = vec![0xA5A5_u16; n + 1];
             let got =
                 transcode::utf8_to_utf16_with(kernel, data, &mut out[..n]).expect("available");
@@ -75,7 +83,20 @@ fuzz_target!(|data: &[u8]| {
         assert_eq!(got, Some(n), "{kernel:?}");
         assert_eq!(&out[..n], std_lossy.as_bytes(), "{kernel:?}");
         assert_eq!(out[n], GUARD, "{kernel:?} wrote past the output");
+        assert_eq!(
+            transcode::utf8_len_from_utf16_with(kernel, &units),
+            Some(n),
+            "{kernel:?}"
+        );
+        // Big-endian bytes: the same result as native units.
+        let mut be_out = vec![GUARD; n + 1];
+        let be_got = transcode::utf16be_to_utf8_with(kernel, &be_bytes, &mut be_out[..n]);
+        assert_eq!(be_out[n], GUARD, "{kernel:?} BE wrote past the output");
         let got = transcode::utf16_to_utf8_with(kernel, &units, &mut out[..n]).expect("available");
+        assert_eq!(be_got, Some(got), "{kernel:?} BE");
+        if let Ok(m) = got {
+            assert_eq!(be_out[..m], out[..m], "{kernel:?} BE");
+        }
         match &std_utf8 {
             Some(s) => {
                 assert_eq!(got, Ok(s.len()), "{kernel:?}");

@@ -781,9 +781,9 @@ fn fused_small_buffers() {
     }
 }
 
-/// The AVX2 kernel's steps (16 or 32 bytes) against characters of every
-/// length placed at every offset of the first blocks, with runs of 1-, 2-,
-/// 3- and 4-byte text around them and short tails after.
+/// The AVX2 and SSE4.1 kernels' steps (16 or 32 bytes) against characters
+/// of every length placed at every offset of the first blocks, with runs
+/// of 1-, 2-, 3- and 4-byte text around them and short tails after.
 #[test]
 fn every_character_length_at_every_block_offset() {
     for prefix in ["a", "é", "中"] {
@@ -801,9 +801,10 @@ fn every_character_length_at_every_block_offset() {
     }
 }
 
-/// The AVX2 UTF-16 → UTF-8 steps (16 or 32 units): 1-, 2- and 3-byte text
-/// of every length up to 40 units, then a character of each kind (a pair or
-/// a lone surrogate among them, so blocks end inside a pair), then text.
+/// The AVX2 and SSE4.1 UTF-16 → UTF-8 steps (8, 16 or 32 units): 1-, 2-
+/// and 3-byte text of every length up to 40 units, then a character of each
+/// kind (a pair or a lone surrogate among them, so blocks end inside a
+/// pair), then text.
 #[test]
 fn every_unit_kind_at_every_block_offset() {
     for prefix in [0x61u16, 0xE9, 0x4E2D] {
@@ -973,6 +974,161 @@ fn large_utf16_to_utf8_stream() {
                         "{kernel}, at {pos:?}"
                     );
                     assert_eq!(small[n - 1], GUARD8);
+                }
+            }
+        }
+    }
+}
+
+/// Three characters of UTF-8 length 1, 2 and 3 for lane `k` of a pattern
+/// (different in every lane, so a value moved to the wrong lane shows).
+fn pattern_char(len: u32, k: u32) -> char {
+    let cp = match len {
+        1 => 0x21 + 11 * k,
+        2 => 0x80 + 0xDF * k,
+        _ => 0x800 + 0x1F3F * k,
+    };
+    char::from_u32(cp).unwrap()
+}
+
+/// The `pshufb` packing steps of the SSE4.1 and AVX2 UTF-8 → UTF-16
+/// kernels: every sequence of eight characters of 1, 2 and 3 bytes (every
+/// lead-lane mask they make), at byte offsets 0 and 3 of a block and after
+/// 13 bytes (so they straddle the 16-byte halves), with enough ASCII after
+/// them for the lane steps to run.
+#[test]
+fn every_utf8_length_pattern_of_eight_characters() {
+    for p in 0..3u32.pow(8) {
+        let mut chars = String::new();
+        let mut q = p;
+        for k in 0..8 {
+            chars.push(pattern_char(1 + q % 3, k));
+            q /= 3;
+        }
+        for offset in [0, 3, 13] {
+            let mut s = "x".repeat(offset);
+            s.push_str(&chars);
+            s.push_str(&"y".repeat(50));
+            check_utf8(s.as_bytes());
+        }
+    }
+}
+
+/// The encoding steps of the SSE4.1 and AVX2 UTF-16 → UTF-8 kernels: every
+/// pattern of eight units of 1, 2 and 3 UTF-8 bytes (every index of the
+/// 2-byte table and of the 1-to-3-byte one), in the first and in the
+/// second half of a 16-unit block, followed by enough text for the lane
+/// steps to run.
+#[test]
+fn every_utf16_length_pattern_of_eight_units() {
+    for p in 0..3u32.pow(8) {
+        let mut units = Vec::new();
+        let mut q = p;
+        for k in 0..8 {
+            units.push(pattern_char(1 + q % 3, k) as u16);
+            q /= 3;
+        }
+        for (before, after) in [(0, 40), (8, 32)] {
+            let mut v = vec![0xE9u16; before];
+            v.extend_from_slice(&units);
+            v.extend(std::iter::repeat_n(0x62, after));
+            check_utf16(&v);
+        }
+    }
+}
+
+/// The length functions and the character count past the points where the
+/// SIMD kernels flush their narrow counters (2032 bytes and 64 Ki units for
+/// SSE4.1, 16 320 bytes for its count), on the inputs that grow the
+/// counters fastest: bytes `F0..=FF` (2 units each, invalid but counted by
+/// the same formula), ASCII units (2 bytes less each), surrogate pairs and
+/// lone surrogates. Every kernel agrees with the scalar one and with std.
+#[test]
+fn length_counters_past_their_flush_points() {
+    for len in [2031, 2032, 2033, 4100, 20_000] {
+        let bytes = vec![0xFFu8; len];
+        let scalar = t::utf16_len_from_utf8_with(Kernel::Scalar, &bytes);
+        assert_eq!(scalar, Some(2 * len));
+        for kernel in Kernel::available() {
+            assert_eq!(
+                t::utf16_len_from_utf8_with(kernel, &bytes),
+                scalar,
+                "{kernel} {len}"
+            );
+        }
+    }
+    for text in ["a", "é", "中", "😀", "a😀é中"] {
+        let s = text.repeat(70_000 / text.len());
+        let want = s.encode_utf16().count();
+        for len in [16_319, 16_320, 16_321, 20_000, s.len()] {
+            let mut end = len.min(s.len());
+            while !s.is_char_boundary(end) {
+                end -= 1;
+            }
+            for kernel in Kernel::available() {
+                let part = &s[..end];
+                assert_eq!(
+                    t::count_chars_with(kernel, part),
+                    Some(part.chars().count()),
+                    "{kernel} {text:?} {end}"
+                );
+            }
+        }
+        for kernel in Kernel::available() {
+            assert_eq!(
+                t::utf16_len_from_utf8_with(kernel, s.as_bytes()),
+                Some(want),
+                "{kernel} {text:?}"
+            );
+        }
+    }
+    let unit_runs: [&[u16]; 5] = [&[0x61], &[0x416], &[0x4E2D], &[0xD83D, 0xDE00], &[0xDE00]];
+    for run in unit_runs {
+        let units: Vec<u16> = run.repeat(140_000 / run.len());
+        for len in [65_535, 65_536, 65_537, 65_544, units.len()] {
+            let part = &units[..len];
+            let want = String::from_utf16_lossy(part).len();
+            for kernel in Kernel::available() {
+                assert_eq!(
+                    t::utf8_len_from_utf16_with(kernel, part),
+                    Some(want),
+                    "{kernel} {run:04X?} {len}"
+                );
+            }
+        }
+    }
+}
+
+/// The SSE4.1 kernels' steps for runs of 4-byte characters (16 bytes that
+/// are four of them, in UTF-8) and of surrogate pairs (8 units that are
+/// four of them, in UTF-16): runs of every length up to 12 characters after
+/// every prefix up to 20 characters, then text of another kind, a lone
+/// surrogate or the end.
+#[test]
+fn runs_of_supplementary_characters_at_every_offset() {
+    let supplementary = ['😀', '\u{10000}', '\u{10FFFF}', '𝄞', '\u{1F3FD}'];
+    for prefix in ['a', 'é', '中'] {
+        for count in 0..=20 {
+            for run in 0..=12 {
+                let mut s: String = core::iter::repeat_n(prefix, count).collect();
+                s.extend((0..run).map(|k| supplementary[k % supplementary.len()]));
+                for suffix in ["", "a", "ab中é and more text after it, long", "😀x"] {
+                    let mut s = s.clone();
+                    s.push_str(suffix);
+                    check_utf8(s.as_bytes());
+                    let units: Vec<u16> = s.encode_utf16().collect();
+                    check_utf16(&units);
+                }
+                let mut units: Vec<u16> = s.encode_utf16().collect();
+                units.push(0xDC00);
+                units.extend(std::iter::repeat_n(0x62, 20));
+                check_utf16(&units);
+                if run > 0 {
+                    // The run's last low half replaced: its high half is
+                    // lone.
+                    let last = units.len() - 22;
+                    units[last] = 0x63;
+                    check_utf16(&units);
                 }
             }
         }

@@ -11,6 +11,8 @@ use crate::inputs::Encoding;
 
 const UTF8KIT: &str = "utf8kit::transcode::count_chars";
 const SCALAR: &str = "utf8kit scalar count_chars";
+const AVX2: &str = "utf8kit avx2 count_chars";
+const SSE: &str = "utf8kit sse count_chars";
 const SIMDUTF: &str = "simdutf::count_utf8";
 const BYTECOUNT: &str = "bytecount::num_chars";
 const STD: &str = "std str::chars().count()";
@@ -43,6 +45,12 @@ pub fn operation() -> Operation {
             utf8kit::transcode::count_chars_with(utf8kit::Kernel::Scalar, text(s))
                 .unwrap_or_default()
         }))
+        .contender(Contender::utf8(AVX2, "avx2", Role::Ours, |s| {
+            utf8kit::transcode::count_chars_with(utf8kit::Kernel::Avx2, text(s)).unwrap_or_default()
+        }))
+        .contender(Contender::utf8(SSE, "sse", Role::Ours, |s| {
+            utf8kit::transcode::count_chars_with(utf8kit::Kernel::Sse42, text(s)).unwrap_or_default()
+        }))
         .contender(Contender::utf8(SIMDUTF, "simdutf", Role::Peer, |s| {
             simdutf::count_utf8(s)
         }))
@@ -56,6 +64,10 @@ pub fn operation() -> Operation {
         .ratio(Ratio::of("÷simdutf", UTF8KIT, SIMDUTF))
         .ratio(Ratio::of("÷bytecount", UTF8KIT, BYTECOUNT))
         .ratio(Ratio::of("scalar÷std", SCALAR, STD))
+        .ratio(Ratio::of("avx2÷scalar", AVX2, SCALAR))
+        .ratio(Ratio::of("avx2÷simdutf", AVX2, SIMDUTF))
+        .ratio(Ratio::of("sse÷scalar", SSE, SCALAR))
+        .ratio(Ratio::of("sse÷simdutf", SSE, SIMDUTF))
         .summary(Summary {
             title: "utf8kit ÷ the faster of simdutf and bytecount (÷best), geomean over the non-Latin lipsum files",
             ratio: "÷best",
@@ -66,6 +78,6 @@ pub fn operation() -> Operation {
             "utf8kit ÷ best peer, every lipsum file",
             "÷best",
         ))
-        .note("utf8kit = utf8kit::transcode::count_chars (the detected kernel); scalar = count_chars_with(Kernel::Scalar)")
+        .note("utf8kit = utf8kit::transcode::count_chars (the detected kernel); scalar = count_chars_with(Kernel::Scalar); avx2 = count_chars_with(Kernel::Avx2); sse = count_chars_with(Kernel::Sse42) (the SSE4.1 count)")
         .note("simdutf = simdutf::count_utf8; bytecount = bytecount::num_chars (feature runtime-dispatch-simd); std = str::chars().count()")
 }

@@ -31,7 +31,8 @@ fn room<T: Copy + Default>(buf: &mut Vec<T>, len: usize) -> &mut [T] {
 
 /// The UTF-8 → UTF-16LE operation.
 pub fn utf8_to_utf16() -> Operation {
-    let (mut a, mut b, mut c, mut d, mut e, mut f, mut g) = (
+    let (mut a, mut b, mut c, mut d, mut e, mut f, mut g, mut h) = (
+        Vec::<u16>::new(),
         Vec::<u16>::new(),
         Vec::<u16>::new(),
         Vec::<u16>::new(),
@@ -63,6 +64,17 @@ pub fn utf8_to_utf16() -> Operation {
             move |s| {
                 let out = room(&mut g, s.len());
                 utf8kit::transcode::utf8_to_utf16_with(utf8kit::Kernel::Avx2, s, out)
+                .and_then(Result::ok)
+                .unwrap_or(INVALID)
+            },
+        ))
+        .contender(Contender::utf8(
+            "utf8kit sse utf8_to_utf16",
+            "sse",
+            Role::Ours,
+            move |s| {
+                let out = room(&mut h, s.len());
+                utf8kit::transcode::utf8_to_utf16_with(utf8kit::Kernel::Sse42, s, out)
                 .and_then(Result::ok)
                 .unwrap_or(INVALID)
             },
@@ -115,6 +127,8 @@ pub fn utf8_to_utf16() -> Operation {
         .ratio(Ratio::of("scalar÷std", "utf8kit scalar utf8_to_utf16", STD_8TO16))
         .ratio(Ratio::of("avx2÷scalar", "utf8kit avx2 utf8_to_utf16", "utf8kit scalar utf8_to_utf16"))
         .ratio(Ratio::of("avx2÷simdutf", "utf8kit avx2 utf8_to_utf16", SIMDUTF_8TO16))
+        .ratio(Ratio::of("sse÷scalar", "utf8kit sse utf8_to_utf16", "utf8kit scalar utf8_to_utf16"))
+        .ratio(Ratio::of("sse÷simdutf", "utf8kit sse utf8_to_utf16", SIMDUTF_8TO16))
         .summary(Summary {
             title: "utf8kit ÷ simdutf::convert_utf8_to_utf16le, geomean over the non-Latin lipsum files",
             ratio: "÷simdutf",
@@ -125,14 +139,15 @@ pub fn utf8_to_utf16() -> Operation {
             "utf8kit ÷ simdutf, every lipsum file",
             "÷simdutf",
         ))
-        .note("utf8kit = utf8kit::transcode::utf8_to_utf16_into (with AVX-512: validates and converts in one pass, errors exactly as utf8kit::validate); scalar = the same with the scalar kernel forced; avx2 = the same with Kernel::Avx2 forced (AVX2 validation, then AVX2 conversion)")
+        .note("utf8kit = utf8kit::transcode::utf8_to_utf16_into (with AVX-512: validates and converts in one pass, errors exactly as utf8kit::validate); scalar = the same with the scalar kernel forced; avx2 = the same with Kernel::Avx2 forced (AVX2 validation, then AVX2 conversion); sse = the same with Kernel::Sse42 forced (SSE4.2 validation, then SSE4.1 conversion)")
         .note("simdutf = simdutf::convert_utf8_to_utf16le (validating, bool error); simdutf valid = convert_valid_utf8_to_utf16le (no validation, a reference)")
         .note("std = core::str::from_utf8 + str::encode_utf16 into a Vec; enc_rs = encoding_rs UTF-8 decoder, decode_to_utf16_without_replacement")
 }
 
 /// The UTF-16LE → UTF-8 operation.
 pub fn utf16_to_utf8() -> Operation {
-    let (mut a, mut b, mut c, mut e, mut f, mut g) = (
+    let (mut a, mut b, mut c, mut e, mut f, mut g, mut h) = (
+        Vec::<u8>::new(),
         Vec::<u8>::new(),
         Vec::<u8>::new(),
         Vec::<u8>::new(),
@@ -163,6 +178,17 @@ pub fn utf16_to_utf8() -> Operation {
             move |u| {
                 let out = room(&mut g, 3 * u.len());
                 utf8kit::transcode::utf16_to_utf8_with(utf8kit::Kernel::Avx2, u, out)
+                .and_then(Result::ok)
+                .unwrap_or(INVALID)
+            },
+        ))
+        .contender(Contender::utf16(
+            "utf8kit sse utf16_to_utf8",
+            "sse",
+            Role::Ours,
+            move |u| {
+                let out = room(&mut h, 3 * u.len());
+                utf8kit::transcode::utf16_to_utf8_with(utf8kit::Kernel::Sse42, u, out)
                 .and_then(Result::ok)
                 .unwrap_or(INVALID)
             },
@@ -208,6 +234,8 @@ pub fn utf16_to_utf8() -> Operation {
         .ratio(Ratio::of("scalar÷std", "utf8kit scalar utf16_to_utf8", STD_16TO8))
         .ratio(Ratio::of("avx2÷scalar", "utf8kit avx2 utf16_to_utf8", "utf8kit scalar utf16_to_utf8"))
         .ratio(Ratio::of("avx2÷simdutf", "utf8kit avx2 utf16_to_utf8", SIMDUTF_16TO8))
+        .ratio(Ratio::of("sse÷scalar", "utf8kit sse utf16_to_utf8", "utf8kit scalar utf16_to_utf8"))
+        .ratio(Ratio::of("sse÷simdutf", "utf8kit sse utf16_to_utf8", SIMDUTF_16TO8))
         .summary(Summary {
             title: "utf8kit ÷ simdutf::convert_utf16le_to_utf8, geomean over the non-Latin lipsum files",
             ratio: "÷simdutf",
@@ -218,7 +246,7 @@ pub fn utf16_to_utf8() -> Operation {
             "utf8kit ÷ simdutf, every lipsum file",
             "÷simdutf",
         ))
-        .note("utf8kit = utf8kit::transcode::utf16_to_utf8_into (strict: unpaired surrogates are errors); scalar = the same with the scalar kernel forced; avx2 = the same with Kernel::Avx2 forced")
+        .note("utf8kit = utf8kit::transcode::utf16_to_utf8_into (strict: unpaired surrogates are errors); scalar = the same with the scalar kernel forced; avx2 = the same with Kernel::Avx2 forced; sse = the same with Kernel::Sse42 forced (the SSE4.1 kernel)")
         .note("simdutf = simdutf::convert_utf16le_to_utf8 (validating); simdutf valid = convert_valid_utf16le_to_utf8 (no validation, a reference)")
         .note("std = String::from_utf16 (allocates); enc_rs = encoding_rs::mem::utf16_valid_up_to then convert_utf16_to_utf8")
 }

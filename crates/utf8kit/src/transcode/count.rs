@@ -8,7 +8,7 @@
 
 use super::simd::Engine;
 #[cfg(target_arch = "x86_64")]
-use super::simd::{count_avx2, count_avx512};
+use super::simd::{count_avx2, count_avx512, count_sse41};
 use super::step::HIGH_BITS;
 use crate::Kernel;
 
@@ -34,7 +34,8 @@ const fn four_byte_lead_bits(w: u64) -> u64 {
 
 /// The number of bytes that are not continuation bytes (`80..=BF`), by the
 /// SIMD code of `engine` if it has some for this length: AVX-512 (with
-/// `popcnt` up to [`POPCNT_MAX`](count_avx512::POPCNT_MAX)) or AVX2.
+/// `popcnt` up to [`POPCNT_MAX`](count_avx512::POPCNT_MAX)), AVX2 or
+/// SSE4.1.
 #[inline]
 fn simd_count_non_continuation(engine: Engine, bytes: &[u8]) -> Option<usize> {
     match engine {
@@ -54,6 +55,12 @@ fn simd_count_non_continuation(engine: Engine, bytes: &[u8]) -> Option<usize> {
             // SAFETY: `Engine::Avx2` is only chosen when the CPU has its
             // features, which include AVX2.
             Some(unsafe { count_avx2::count_chars(bytes) })
+        }
+        #[cfg(target_arch = "x86_64")]
+        Engine::Sse41 if bytes.len() >= SIMD_MIN => {
+            // SAFETY: `Engine::Sse41` is only chosen when the CPU has its
+            // features, which include SSE4.1.
+            Some(unsafe { count_sse41::count_chars(bytes) })
         }
         _ => None,
     }
@@ -83,9 +90,9 @@ pub(super) fn count_non_continuation(bytes: &[u8]) -> usize {
 }
 
 /// Counts the characters of `text`, like `text.chars().count()`: a
-/// character is any byte that is not a continuation byte. With AVX-512 or
-/// AVX2 (detected at run time) 256 or 128 bytes per step, else as `core`
-/// does it.
+/// character is any byte that is not a continuation byte. With AVX-512,
+/// AVX2 or SSE4.1 (detected at run time) 256, 128 or 64 bytes per step,
+/// else as `core` does it.
 ///
 /// # Example
 ///
@@ -108,8 +115,8 @@ fn count_chars_by(engine: Engine, text: &str) -> usize {
     simd_count_non_continuation(engine, text.as_bytes()).unwrap_or_else(|| text.chars().count())
 }
 
-/// [`count_chars`] by the code of a forced `kernel` (AVX-512, AVX2, or the
-/// scalar code for the others); `None` if the CPU lacks the kernel. For
+/// [`count_chars`] by the code of a forced `kernel` (AVX-512, AVX2, SSE4.1
+/// for [`Kernel::Sse42`], or the scalar code for the others); `None` if the CPU lacks the kernel. For
 /// tests and benchmarks.
 ///
 /// ```

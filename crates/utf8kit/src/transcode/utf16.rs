@@ -14,7 +14,7 @@ use super::next_valid_chunk;
 use super::simd::utf16_fused_avx512::{self, Fused};
 use super::simd::{Engine, Progress};
 #[cfg(target_arch = "x86_64")]
-use super::simd::{utf16_avx2, utf16_avx512, utf16_len_avx512};
+use super::simd::{utf16_avx2, utf16_avx512, utf16_len_avx512, utf16_sse41};
 use super::step::{copy_ascii_word, decode_utf8, put, put_replacement, put_utf8};
 use super::{TranscodeError, Utf16Error, chunk_len, fit};
 use crate::validate::Splitter;
@@ -178,6 +178,19 @@ fn simd_utf8_to_utf16<T: Unit16>(engine: Engine, be: bool, src: &[u8], dst: &mut
                 }
             }
         }
+        #[cfg(target_arch = "x86_64")]
+        Engine::Sse41 => {
+            let (ptr, cap) = (dst.as_mut_ptr().cast::<u8>(), dst.len());
+            // SAFETY: `Engine::Sse41` is only chosen when the CPU has the
+            // kernel's features; `dst` is `2 * cap` writable bytes.
+            unsafe {
+                if be {
+                    utf16_sse41::utf8_to_utf16::<true>(src, ptr, cap)
+                } else {
+                    utf16_sse41::utf8_to_utf16::<false>(src, ptr, cap)
+                }
+            }
+        }
         _ => Progress::default(),
     }
 }
@@ -203,10 +216,13 @@ fn valid_utf8_to_utf16_run<T: Unit16>(
 /// UTF-8 → UTF-16, validating, by `engine`.
 ///
 /// With the AVX-512 transcoder, one pass validates and converts
-/// (`utf16_fused_avx512`); with the AVX2 one, [`utf8_to_utf16_two_pass`];
-/// otherwise the scalar kernel does both. (Only [`Kernel::Avx512`] maps to
-/// [`Engine::Avx512`], so the engine says which validation kernel a forced
-/// call asked for.)
+/// (`utf16_fused_avx512`); with the AVX2 or SSE4.1 one,
+/// [`utf8_to_utf16_two_pass`]; otherwise the scalar kernel does both. (Only
+/// [`Kernel::Avx512`] maps to [`Engine::Avx512`], so the engine says which
+/// validation kernel a forced call asked for; [`Engine::Sse41`] validates
+/// with [`Kernel::Sse42`] even when an AVX CPU without the AVX2
+/// transcoders' features chose it for [`Kernel::Avx2`], with the same
+/// result.)
 #[inline]
 fn utf8_to_utf16_run<T: Unit16>(
     engine: Engine,
@@ -236,30 +252,42 @@ fn utf8_to_utf16_run<T: Unit16>(
             }
         }
         #[cfg(target_arch = "x86_64")]
-        Engine::Avx2 if src.len() >= SIMD_MIN_UTF8 => utf8_to_utf16_two_pass(be, src, dst, unit),
+        Engine::Avx2 if src.len() >= SIMD_MIN_UTF8 => {
+            utf8_to_utf16_two_pass(Engine::Avx2, be, src, dst, unit)
+        }
+        #[cfg(target_arch = "x86_64")]
+        Engine::Sse41 if src.len() >= SIMD_MIN_UTF8 => {
+            utf8_to_utf16_two_pass(Engine::Sse41, be, src, dst, unit)
+        }
         _ => utf8_to_utf16_scalar_out_of_line(src, dst, unit),
     }
 }
 
-/// UTF-8 → UTF-16 by the AVX2 engine, which has no fused kernel: the AVX2
-/// validator checks a chunk, then the AVX2 transcoder converts it without
-/// checks, so the conversion reads bytes the validator just brought into
-/// L1.
+/// UTF-8 → UTF-16 by the AVX2 or SSE4.1 `engine`, which have no fused
+/// kernel: the validator of the same width (AVX2 or SSE4.2) checks a chunk,
+/// then the transcoder converts it without checks, so the conversion reads
+/// bytes the validator just brought into L1.
 #[cfg(target_arch = "x86_64")]
 #[inline(never)]
 fn utf8_to_utf16_two_pass<T: Unit16>(
+    engine: Engine,
     be: bool,
     src: &[u8],
     dst: &mut [T],
     unit: impl Fn(u16) -> T,
 ) -> Result<usize, Utf8Error> {
+    let kernel = if engine == Engine::Sse41 {
+        Kernel::Sse42
+    } else {
+        Kernel::Avx2
+    };
     let mut start = 0;
     let mut o = 0;
     while let Some(rest) = src.get(start..).filter(|r| !r.is_empty()) {
-        let len = next_valid_chunk(Kernel::Avx2, rest).map_err(|e| e.offset_by(start))?;
+        let len = next_valid_chunk(kernel, rest).map_err(|e| e.offset_by(start))?;
         let chunk = rest.get(..len).unwrap_or_default();
         let out = dst.get_mut(o..).unwrap_or_default();
-        o += valid_utf8_to_utf16_run(Engine::Avx2, be, chunk, out, &unit);
+        o += valid_utf8_to_utf16_run(engine, be, chunk, out, &unit);
         start += len;
     }
     Ok(o)
@@ -367,6 +395,12 @@ fn utf16_len_by(engine: Engine, bytes: &[u8]) -> usize {
         Engine::Avx2 if bytes.len() >= SIMD_MIN_LEN => unsafe {
             utf16_avx2::utf16_len_from_utf8(bytes)
         },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: `Engine::Sse41` is only chosen when the CPU has the
+        // kernel's features.
+        Engine::Sse41 if bytes.len() >= SIMD_MIN_LEN => unsafe {
+            utf16_sse41::utf16_len_from_utf8(bytes)
+        },
         _ => utf16_len_from_utf8(bytes),
     }
 }
@@ -397,6 +431,18 @@ fn utf8_len_by<S: Unit16>(engine: Engine, be: bool, src: &[S], unit: impl Fn(S) 
                     utf16_avx2::utf8_len_from_utf16::<true>(ptr, len)
                 } else {
                     utf16_avx2::utf8_len_from_utf16::<false>(ptr, len)
+                }
+            }
+        }
+        #[cfg(target_arch = "x86_64")]
+        Engine::Sse41 if src.len() >= SIMD_MIN_LEN => {
+            let (ptr, len) = (src.as_ptr().cast::<u8>(), src.len());
+            // SAFETY: as above, for `Engine::Sse41`.
+            unsafe {
+                if be {
+                    utf16_sse41::utf8_len_from_utf16::<true>(ptr, len)
+                } else {
+                    utf16_sse41::utf8_len_from_utf16::<false>(ptr, len)
                 }
             }
         }
@@ -514,6 +560,21 @@ fn simd_utf16_to_utf8<S: Unit16>(
                     utf16_avx2::utf16_to_utf8::<true>(ptr, len, out, cap)
                 } else {
                     utf16_avx2::utf16_to_utf8::<false>(ptr, len, out, cap)
+                }
+            };
+            (stop.progress, stop.window_end)
+        }
+        #[cfg(target_arch = "x86_64")]
+        Engine::Sse41 => {
+            let (ptr, len) = (src.as_ptr().cast::<u8>(), src.len());
+            let (out, cap) = (dst.as_mut_ptr(), dst.len());
+            // SAFETY: the CPU has the kernel's features (`Engine::Sse41`);
+            // `src` is `2 * len` readable bytes, `dst` `cap` writable ones.
+            let stop = unsafe {
+                if be {
+                    utf16_sse41::utf16_to_utf8::<true>(ptr, len, out, cap)
+                } else {
+                    utf16_sse41::utf16_to_utf8::<false>(ptr, len, out, cap)
                 }
             };
             (stop.progress, stop.window_end)

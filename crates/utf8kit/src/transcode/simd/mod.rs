@@ -17,11 +17,16 @@
 //! [`Kernel::Avx512`] validates with. Without VBMI2, [`Kernel::Avx512`]
 //! converts with the AVX2 kernels, as [`Kernel::Avx2`] does (those need
 //! BMI1/2 and POPCNT besides, which every AVX2 CPU has).
+//! [`Kernel::Sse42`], and the AVX CPUs without what those need, convert
+//! with the SSE4.1 kernels (`utf16_sse41`, `count_sse41`: SSSE3, SSE4.1,
+//! SSE4.2 and POPCNT, no BMI) where there are some, else the scalar ones.
 
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod count_avx2;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod count_avx512;
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod count_sse41;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod latin1_avx2;
 #[cfg(target_arch = "x86_64")]
@@ -36,6 +41,8 @@ pub(crate) mod utf16_avx512;
 pub(crate) mod utf16_fused_avx512;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod utf16_len_avx512;
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod utf16_sse41;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod utf32_avx2;
 #[cfg(target_arch = "x86_64")]

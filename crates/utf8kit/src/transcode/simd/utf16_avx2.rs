@@ -62,7 +62,7 @@ const fn pack_table() -> [[u8; 16]; 256] {
 pub(crate) static PACK: [[u8; 16]; 256] = pack_table();
 
 /// `pshufb` indices swapping the bytes of each 16-bit lane (UTF-16BE).
-static SWAP16: [u8; 16] = [1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14];
+pub(crate) static SWAP16: [u8; 16] = [1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14];
 
 /// Bytes a step reads and units of room it needs.
 const STEP: usize = 32;
@@ -270,7 +270,11 @@ pub(crate) unsafe fn decode16(p: *const u8, v: __m256i) -> Option<(__m256i, u32,
 /// `src` is readable for `limit + 3` bytes and `out` writable for
 /// `limit / 2` units (rounded up, plus 2).
 #[inline(always)]
-unsafe fn pairs<const BE: bool>(src: *const u8, limit: usize, out: *mut u8) -> (usize, usize) {
+pub(crate) unsafe fn pairs<const BE: bool>(
+    src: *const u8,
+    limit: usize,
+    out: *mut u8,
+) -> (usize, usize) {
     let mut read = 0;
     let mut written = 0;
     // SAFETY: `read < limit` before each character, so its 4 bytes are
@@ -326,11 +330,11 @@ const fn utf8_pack_table() -> [[u8; 16]; 256] {
     table
 }
 
-static UTF8_PACK: [[u8; 16]; 256] = utf8_pack_table();
+pub(crate) static UTF8_PACK: [[u8; 16]; 256] = utf8_pack_table();
 
 /// Output room a UTF-16 → UTF-8 step needs: 16 units make at most 48
 /// bytes, written by four 16-byte stores, the last at most 36 bytes in.
-const ROOM8: usize = 64;
+pub(crate) const ROOM8: usize = 64;
 
 use super::utf16_avx512::Stop;
 
@@ -446,50 +450,15 @@ pub(crate) unsafe fn utf16_to_utf8<const BE: bool>(
             _mm256_set1_epi16(0xD800u16 as i16),
         );
         if _mm256_testz_si256(surrogates, surrogates) == 0 {
-            // The scalar kernel converts the block, and the unit after it
-            // if the block ends with the high half of a pair.
-            let unit = |k: usize| {
-                // SAFETY: the callers below keep `k < len`.
-                let b = unsafe { src.add(2 * k).cast::<[u8; 2]>().read_unaligned() };
-                if BE {
-                    u16::from_be_bytes(b)
-                } else {
-                    u16::from_le_bytes(b)
+            // SAFETY: units `i..i + 16` are readable and 64 bytes at `out`
+            // are writable (above).
+            match unsafe { surrogate_block::<BE>(src, len, i, out) } {
+                Ok((end, w)) => {
+                    i = end;
+                    o += w;
                 }
-            };
-            let end = i + 16;
-            let paired = end < len
-                && (0xD800..0xDC00).contains(&unit(end - 1))
-                && (0xDC00..0xE000).contains(&unit(end));
-            let end = end + usize::from(paired);
-            // Encoded here with scalar code while every surrogate is
-            // paired (the block and the unit after it hold at most 15
-            // 3-byte units and a pair: 49 bytes); at an unpaired one, the
-            // scalar kernel converts the block instead.
-            // SAFETY: 64 bytes at `out` are writable (above), and nothing
-            // else refers to them while `room` lives.
-            let room = unsafe { core::slice::from_raw_parts_mut(out, ROOM8) };
-            let mut k = i;
-            let mut w = 0;
-            while k < end {
-                let u = unit(k);
-                let cp = match u {
-                    0xD800..=0xDBFF if k + 1 < end => {
-                        let low = unit(k + 1);
-                        if !(0xDC00..0xE000).contains(&low) {
-                            return Stop::new(i, o, Some(end));
-                        }
-                        k += 1;
-                        0x10000 + ((u32::from(u) - 0xD800) << 10) + (u32::from(low) - 0xDC00)
-                    }
-                    0xD800..=0xDFFF => return Stop::new(i, o, Some(end)),
-                    _ => u32::from(u),
-                };
-                w += crate::transcode::step::put_utf8(room, w, cp);
-                k += 1;
+                Err(end) => return Stop::new(i, o, Some(end)),
             }
-            i = end;
-            o += w;
             continue;
         }
         // (See `TAIL16`.)
@@ -507,6 +476,63 @@ pub(crate) unsafe fn utf16_to_utf8<const BE: bool>(
         i += 16;
     }
     Stop::new(i, o, None)
+}
+
+/// Encodes the block of 16 units at unit `i` (of `len` at `src`), which
+/// holds a surrogate, with scalar code, and the unit after it if the block
+/// ends with the high half of a pair: returns the end of what it read and
+/// the bytes written (at most 49: 15 3-byte units and a pair). At an
+/// unpaired surrogate it writes nothing that counts and returns `Err` with
+/// that end, the window the scalar kernel should convert instead.
+///
+/// # Safety
+///
+/// Units `i..i + 16` of the `len` at `src` are readable and 64 bytes at
+/// `out` are writable.
+#[inline(always)]
+pub(crate) unsafe fn surrogate_block<const BE: bool>(
+    src: *const u8,
+    len: usize,
+    i: usize,
+    out: *mut u8,
+) -> Result<(usize, usize), usize> {
+    let unit = |k: usize| {
+        // SAFETY: the callers below keep `k < len`.
+        let b = unsafe { src.add(2 * k).cast::<[u8; 2]>().read_unaligned() };
+        if BE {
+            u16::from_be_bytes(b)
+        } else {
+            u16::from_le_bytes(b)
+        }
+    };
+    let end = i + 16;
+    let paired = end < len
+        && (0xD800..0xDC00).contains(&unit(end - 1))
+        && (0xDC00..0xE000).contains(&unit(end));
+    let end = end + usize::from(paired);
+    // SAFETY: 64 bytes at `out` are writable (the caller's promise), and
+    // nothing else refers to them while `room` lives.
+    let room = unsafe { core::slice::from_raw_parts_mut(out, ROOM8) };
+    let mut k = i;
+    let mut w = 0;
+    while k < end {
+        let u = unit(k);
+        let cp = match u {
+            0xD800..=0xDBFF if k + 1 < end => {
+                let low = unit(k + 1);
+                if !(0xDC00..0xE000).contains(&low) {
+                    return Err(end);
+                }
+                k += 1;
+                0x10000 + ((u32::from(u) - 0xD800) << 10) + (u32::from(low) - 0xDC00)
+            }
+            0xD800..=0xDFFF => return Err(end),
+            _ => u32::from(u),
+        };
+        w += crate::transcode::step::put_utf8(room, w, cp);
+        k += 1;
+    }
+    Ok((end, w))
 }
 
 /// The number of UTF-16 units `bytes` converts to if valid, as the scalar
