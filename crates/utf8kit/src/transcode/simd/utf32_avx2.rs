@@ -6,9 +6,10 @@
 //! bytes widens with four `vpmovzxbd`; otherwise the characters that start
 //! in the first 16 bytes are decoded in 16-bit lanes by
 //! [`decode16`], packed eight at a time by `pshufb`, widened to 32 bits
-//! and stored eight values at a time (whole stores: `vpmaskmovd` is
-//! microcoded on AMD CPUs); a run of 4-byte characters is decoded with
-//! scalar code.
+//! and stored eight values at a time (whole registers, whose values past
+//! the step's are overwritten by the output that follows, or, near the
+//! end, `vpmaskmovd` of exactly the values); a run of 4-byte characters is
+//! decoded with scalar code.
 //!
 //! # UTF-32 → UTF-8
 //!
@@ -29,6 +30,12 @@ use core::arch::x86_64::*;
 
 /// Bytes a UTF-8 → UTF-32 step may read, and values of room it needs.
 const STEP: usize = 32;
+
+/// Input bytes left from which a UTF-8 → UTF-32 step stores whole
+/// registers (see the step); nearer the end it writes exactly its values.
+/// Masked stores (`vpmaskmovd`) everywhere halved the speed on AMD CPUs,
+/// where they are microcoded.
+const TAIL: usize = 64;
 
 /// Converts valid UTF-8 to UTF-32 at `dst` while 32 bytes of input and 32
 /// values of room remain.
@@ -110,20 +117,34 @@ pub(crate) unsafe fn utf8_to_utf32<const ASCII_ONLY: bool>(
             _mm256_cvtepu16_epi32(_mm_shuffle_epi8(lanes, index))
         };
         let n_lo = (mask & 0xFF).count_ones();
-        // Whole 8-value stores: the loop runs only with 32 values of room,
-        // so both stay inside `dst`; the values past the `mask.count_ones()`
-        // written are overwritten by the next step or left unspecified
-        // past the output (the contract of every transcoder). Masked
-        // stores (`vpmaskmovd`) would keep them untouched, but they are
-        // microcoded on AMD CPUs and halved the speed there.
-        // SAFETY: 8 values at `out` and 8 at `out + n_lo` (`n_lo <= 8`):
-        // inside the 32 writable ones.
-        unsafe {
-            _mm256_storeu_si256(out.cast(), pack(_mm256_castsi256_si128(value), mask));
-            _mm256_storeu_si256(
-                out.add(n_lo as usize).cast(),
-                pack(_mm256_extracti128_si256::<1>(value), mask >> 8),
-            );
+        let (lo, hi) = (
+            pack(_mm256_castsi256_si128(value), mask),
+            pack(_mm256_extracti128_si256::<1>(value), mask >> 8),
+        );
+        if src.len() - i >= TAIL {
+            // Whole 8-value stores. The values past the step's own are
+            // overwritten by the output that follows: at least 32 bytes of
+            // input (16 or fewer are read here) remain, which make 8 or
+            // more values, written from the step's end on.
+            // SAFETY: 8 values at `out` and 8 at `out + n_lo` (`n_lo <= 8`):
+            // inside the 32 writable ones.
+            unsafe {
+                _mm256_storeu_si256(out.cast(), lo);
+                _mm256_storeu_si256(out.add(n_lo as usize).cast(), hi);
+            }
+        } else {
+            // Near the end the output may stop here: masked stores of
+            // exactly the `n_lo` and `n_hi` values.
+            let n_hi = ((mask >> 8) & 0xFF).count_ones();
+            let lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+            let first = |n: u32| _mm256_cmpgt_epi32(_mm256_set1_epi32(n as i32), lane);
+            // SAFETY: `n_lo` values at `out` and `n_hi` at `out + n_lo`
+            // (at most 8 each): inside the 32 writable ones; masked-off
+            // lanes are not written.
+            unsafe {
+                _mm256_maskstore_epi32(out.cast(), first(n_lo), lo);
+                _mm256_maskstore_epi32(out.add(n_lo as usize).cast(), first(n_hi), hi);
+            }
         }
         i += read;
         o += mask.count_ones() as usize;
