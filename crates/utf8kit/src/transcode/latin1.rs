@@ -4,8 +4,9 @@
 //! Standard calls "latin1"): bytes `80..=9F` are the C1 controls
 //! U+0080..=U+009F. Legacy code pages live in `utf8kit-legacy`.
 //!
-//! With AVX-512 or AVX2 the SIMD kernels (`simd/latin1_avx512.rs`, 64 bytes
-//! per step; `simd/latin1_avx2.rs`, 16 or 32) convert and the scalar kernels
+//! With AVX-512, AVX2 or SSE4.1 the SIMD kernels (`simd/latin1_avx512.rs`,
+//! 64 bytes per step; `simd/latin1_avx2.rs`, 16 or 32;
+//! `simd/latin1_sse41.rs`, 16) convert and the scalar kernels
 //! below finish from where they stop (the end of the room in the output, or,
 //! for UTF-8 input, a block that is not plain ASCII and `C2`/`C3` pairs,
 //! which the scalar kernel then reports as the error it is).
@@ -422,8 +423,9 @@ pub fn valid_utf8_to_latin1_with(
 
 /// [`latin1_to_utf8_into`] with the transcoder of a forced validation
 /// `kernel` ([`Kernel::Avx512`] runs the AVX-512 kernels if the CPU has
-/// them, every other kernel the scalar ones); `None` if the CPU lacks the
-/// kernel. For tests and benchmarks.
+/// them, [`Kernel::Avx2`] the AVX2 ones, [`Kernel::Sse42`] the SSE4.1 ones,
+/// [`Kernel::Scalar`] the scalar ones); `None` if the CPU lacks the kernel.
+/// For tests and benchmarks.
 ///
 /// # Errors
 ///
