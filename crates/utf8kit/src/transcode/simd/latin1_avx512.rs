@@ -259,6 +259,35 @@ unsafe fn latin1_block_exact(
     Some(len)
 }
 
+/// The UTF-8 of the whole 64-byte Latin-1 block `v` (`high`: its bytes
+/// `80..=FF`) at `out`; returns its length. Writes whole registers: 64
+/// bytes at `out` if the block is ASCII, else 64 at `out` and 64 at the end
+/// of the lower half's output. The first store's bytes past the lower
+/// half's output are the second's to write; the second's past the block's
+/// output (at most 32: the upper half makes at least 32 bytes) are for the
+/// output of the input that follows to overwrite.
+///
+/// # Safety
+///
+/// * The CPU supports the enabled features.
+/// * 128 bytes at `out` are writable.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi1,bmi2,popcnt")]
+#[inline]
+unsafe fn latin1_block_whole(v: __m512i, high: u64, out: *mut u8) -> usize {
+    if high == 0 {
+        // SAFETY: 64 bytes at `out` are writable.
+        unsafe { _mm512_storeu_si512(out.cast(), v) };
+        return 64;
+    }
+    let (out_lo, out_hi, len_lo) = expand(v, high, 64);
+    // SAFETY: `len_lo <= 64`: both stores end within the 128 bytes.
+    unsafe {
+        _mm512_storeu_si512(out.cast(), out_lo);
+        _mm512_storeu_si512(out.add(len_lo).cast(), out_hi);
+    }
+    64 + high.count_ones() as usize
+}
+
 /// Inputs of at least this many bytes (outputs past the caches) copy their
 /// leading ASCII with aligned non-temporal stores ([`ascii_stream`]).
 pub(crate) const STREAM_MIN: usize = 8 << 20;
@@ -404,19 +433,38 @@ unsafe fn latin1_to_utf8_long(src: &[u8], dst: *mut u8, cap: usize) -> Progress 
             unsafe { (i, o) = ascii_pairs(src, i, dst, o, cap) };
             continue;
         }
-        let (out_lo, out_hi, len_lo) = expand(v, high, 64);
-        // The first store's bytes past `len_lo` are the second's to write.
-        // The second's past the output (at most 32: the upper half makes at
-        // least 32 bytes) are overwritten by the output of the 32 or more
-        // input bytes that follow, so none is left past the end.
-        // SAFETY: `len_lo <= 64`, so both stores end within the 128
-        // writable bytes at `out`.
-        unsafe {
-            _mm512_storeu_si512(out.cast(), out_lo);
-            _mm512_storeu_si512(out.add(len_lo).cast(), out_hi);
-        }
+        // SAFETY: 128 bytes at `out` are writable, and 32 or more input
+        // bytes follow the block.
+        o += unsafe { latin1_block_whole(v, high, out) };
         i += 64;
-        o += 64 + high.count_ones() as usize;
+        // Mixed text: the high-byte masks are computed two blocks ahead
+        // (each block is loaded twice, the second time from L1), so that
+        // the addresses of a block's stores do not wait on its own load.
+        if src.len() - i < 192 + 32 {
+            continue;
+        }
+        // SAFETY: `i + 128 <= src.len()`.
+        let (mut h0, mut h1) = unsafe {
+            let p = src.as_ptr().add(i);
+            (
+                _mm512_movepi8_mask(_mm512_loadu_si512(p.cast())),
+                _mm512_movepi8_mask(_mm512_loadu_si512(p.add(64).cast())),
+            )
+        };
+        while (h0 | h1) != 0 && src.len() - i >= 192 + 32 && cap - o >= 128 {
+            // SAFETY: `i + 192 <= src.len()`.
+            let (v, h2) = unsafe {
+                let p = src.as_ptr().add(i);
+                (
+                    _mm512_loadu_si512(p.cast()),
+                    _mm512_movepi8_mask(_mm512_loadu_si512(p.add(128).cast())),
+                )
+            };
+            // SAFETY: `o + 128 <= cap`, and 32 or more input bytes follow.
+            o += unsafe { latin1_block_whole(v, h0, dst.add(o)) };
+            i += 64;
+            (h0, h1) = (h1, h2);
+        }
     }
     // The end: a short block, or little room; the stores past the output
     // are exact.
