@@ -12,6 +12,13 @@
 //! every pair and the lead of the pairs whose `b` is `80..=FF` (the mask is
 //! the high-bit mask deposited on the even bits with `pdep`).
 //!
+//! In mixed text the high-byte masks (hence the output lengths) are
+//! computed two blocks ahead, each block being loaded a second time from
+//! L1 when it converts: a block's store addresses then depend on loads
+//! issued two iterations earlier, not on its own load (+3–5 % on Latin-1
+//! text and random Latin-1 from 1 KiB to 1 MiB). Two ASCII blocks in a row
+//! return to the ASCII copy.
+//!
 //! # UTF-8 → Latin-1 (validating)
 //!
 //! 64 bytes per step. An all-ASCII block is stored as it is. Otherwise the
@@ -50,12 +57,47 @@
 //! overlapping stores) ran Latin-1 → UTF-8 on mixed text at half the speed
 //! of the two overlapping stores: the line's fill level is a loop-carried
 //! dependency through a broadcast, a permute and a blend. Copying ASCII 256
-//! bytes per test instead of 128 measured no different.
+//! bytes per test instead of 128 measured no different (again for both
+//! directions on ASCII at 64 KiB and 1 MiB: 0.97–0.99 ÷ simdutf either way).
 //! Aligning the output for the ASCII prefix (the masked head and aligned
 //! ordinary stores of [`ascii_stream`]) from 64 KiB of UTF-8 up measured
 //! within the noise on ASCII at 64 KiB and 1 MiB (+0.01 ÷ simdutf) and
 //! 0.01–0.04 slower on Latin-1 text, so only inputs past [`STREAM_MIN`] take
 //! that path, with non-temporal stores.
+//!
+//! For mixed text past the caches (64 MiB), staging the output in a small
+//! L1 buffer and writing whole aligned 64-byte lines from it with
+//! non-temporal stores (no read for ownership of the output) measured
+//! slower in every form tried, against the direct conversion in the same
+//! process (GB/s of input, random Latin-1 / Latin-1 text): rounds of 2 KiB
+//! of input, then the round's lines, 7.2–7.9 / 8.7–12.0 against 11.0–12.3
+//! / 13.1–13.6; 512 B or 1 KiB rounds 8.3 / 10.4–11.6; the previous round's
+//! lines written while the next converts (two buffers) 7.6–8.4 / 9.1–12.8;
+//! the lines written after every block 2.6 / 3.3; each round copied out
+//! with `rep movsb` 7.7–8.5 / 9.0–11.0. Non-temporal stores themselves are
+//! not the problem (a plain copy writing 1.5× its input: 12.8–16.0 with
+//! them, 8.6–10.6 without); reading each line back from the staging buffer
+//! soon after the overlapping unaligned stores that wrote it probably is.
+//! `prefetchw` of the output 512 B to 4 KiB ahead, or a software prefetch
+//! of the input 1 to 4 KiB ahead: up to 25 % slower at 64 MiB.
+//!
+//! Mixed text in L1 runs at about 9.5 cycles per 64-byte block. Measured
+//! instead of the current block and found slower: the `vpcompressb` keep
+//! masks made in mask registers (`vptestmb` of the interleaved pairs and
+//! `korq`) rather than `pdep` and `kmovq` (−30 %); simdutf's formulation
+//! (one `vpermb` interleave, `vpshldw`, a masked word add and a ternary
+//! logic op) (−8 %); `vpexpandb` of each 32 input bytes into one register
+//! at the positions of the second bytes, the leads from a one-byte shift
+//! (`vpermb`) of it (−35 %); two independent blocks per iteration (within
+//! the noise). On this Zen 4 a 512-bit `vpcompressb` costs about 1.4
+//! cycles of throughput (its register form; the memory form is not used),
+//! `vpermt2b` 1, `kmovq` into a general register 1.75 and out of one 1.1.
+//!
+//! The same look-ahead in UTF-8 → Latin-1 (each block's length, 64 less
+//! its leads, computed two blocks ahead by a second load and compare) made
+//! Latin-1 text and random Latin-1 8–12 % slower from 1 KiB to 1 MiB: that
+//! loop has one `vpcompressb` per block, and the extra load and compare
+//! cost more than the wait they remove.
 
 use super::Progress;
 use core::arch::x86_64::*;
