@@ -12,12 +12,15 @@
 //! every pair and the lead of the pairs whose `b` is `80..=FF` (the mask is
 //! the high-bit mask deposited on the even bits with `pdep`).
 //!
-//! In mixed text the high-byte masks (hence the output lengths) are
-//! computed two blocks ahead, each block being loaded a second time from
-//! L1 when it converts: a block's store addresses then depend on loads
-//! issued two iterations earlier, not on its own load (+3–5 % on Latin-1
-//! text and random Latin-1 from 1 KiB to 1 MiB). Two ASCII blocks in a row
-//! return to the ASCII copy.
+//! In long runs of mixed text ([`mixed_run`], from [`MIXED_RUN_MIN`] bytes
+//! of input on) the high-byte masks (hence the output lengths) are computed
+//! two blocks ahead, each block being loaded a second time from L1 when it
+//! converts: a block's store addresses then depend on loads issued two
+//! iterations earlier, not on its own load (+3–5 % on Latin-1 text and
+//! random Latin-1 at 64 KiB and 1 MiB). Two ASCII blocks in a row return to
+//! the ASCII copy. The run is out of line: inline, the extra registers it
+//! holds cost the ASCII copy about 2 % at 1 KiB, and the call costs short
+//! mixed inputs more than the look-ahead gains them.
 //!
 //! # UTF-8 → Latin-1 (validating)
 //!
@@ -246,6 +249,60 @@ unsafe fn ascii_pairs(
         }
         i += 128;
         o += 128;
+    }
+    (i, o)
+}
+
+/// The input left after a mixed block from which [`latin1_to_utf8_long`]
+/// calls [`mixed_run`].
+const MIXED_RUN_MIN: usize = 1024;
+
+/// Converts mixed Latin-1 text from `src[i..]` to `dst + o`, block by
+/// block, while 224 input bytes and 128 bytes of room are left and one of
+/// the next two blocks is not ASCII; returns the new `(i, o)`. The
+/// high-byte masks are computed two blocks ahead (each block is loaded
+/// twice, the second time from L1), so that the addresses of a block's
+/// stores do not wait on its own load. (Out of line, so that the ASCII
+/// copy of the caller keeps its registers.)
+///
+/// # Safety
+///
+/// * The CPU supports the enabled features.
+/// * `dst` is valid for writes of `cap` bytes, and `i <= src.len()`,
+///   `o <= cap`.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi1,bmi2,popcnt")]
+#[inline(never)]
+unsafe fn mixed_run(
+    src: &[u8],
+    mut i: usize,
+    dst: *mut u8,
+    mut o: usize,
+    cap: usize,
+) -> (usize, usize) {
+    if src.len() - i < 192 + 32 {
+        return (i, o);
+    }
+    // SAFETY: `i + 128 <= src.len()`.
+    let (mut h0, mut h1) = unsafe {
+        let p = src.as_ptr().add(i);
+        (
+            _mm512_movepi8_mask(_mm512_loadu_si512(p.cast())),
+            _mm512_movepi8_mask(_mm512_loadu_si512(p.add(64).cast())),
+        )
+    };
+    while (h0 | h1) != 0 && src.len() - i >= 192 + 32 && cap - o >= 128 {
+        // SAFETY: `i + 192 <= src.len()`.
+        let (v, h2) = unsafe {
+            let p = src.as_ptr().add(i);
+            (
+                _mm512_loadu_si512(p.cast()),
+                _mm512_movepi8_mask(_mm512_loadu_si512(p.add(128).cast())),
+            )
+        };
+        // SAFETY: `o + 128 <= cap`, and 32 or more input bytes follow.
+        o += unsafe { latin1_block_whole(v, h0, dst.add(o)) };
+        i += 64;
+        (h0, h1) = (h1, h2);
     }
     (i, o)
 }
@@ -479,33 +536,12 @@ unsafe fn latin1_to_utf8_long(src: &[u8], dst: *mut u8, cap: usize) -> Progress 
         // bytes follow the block.
         o += unsafe { latin1_block_whole(v, high, out) };
         i += 64;
-        // Mixed text: the high-byte masks are computed two blocks ahead
-        // (each block is loaded twice, the second time from L1), so that
-        // the addresses of a block's stores do not wait on its own load.
-        if src.len() - i < 192 + 32 {
-            continue;
-        }
-        // SAFETY: `i + 128 <= src.len()`.
-        let (mut h0, mut h1) = unsafe {
-            let p = src.as_ptr().add(i);
-            (
-                _mm512_movepi8_mask(_mm512_loadu_si512(p.cast())),
-                _mm512_movepi8_mask(_mm512_loadu_si512(p.add(64).cast())),
-            )
-        };
-        while (h0 | h1) != 0 && src.len() - i >= 192 + 32 && cap - o >= 128 {
-            // SAFETY: `i + 192 <= src.len()`.
-            let (v, h2) = unsafe {
-                let p = src.as_ptr().add(i);
-                (
-                    _mm512_loadu_si512(p.cast()),
-                    _mm512_movepi8_mask(_mm512_loadu_si512(p.add(128).cast())),
-                )
-            };
-            // SAFETY: `o + 128 <= cap`, and 32 or more input bytes follow.
-            o += unsafe { latin1_block_whole(v, h0, dst.add(o)) };
-            i += 64;
-            (h0, h1) = (h1, h2);
+        // A long run of mixed text is worth the call (short inputs stay
+        // in this loop).
+        if src.len() - i >= MIXED_RUN_MIN {
+            // SAFETY: the run reads `i + 192 <= src.len()` and writes
+            // `o + 128 <= cap`.
+            unsafe { (i, o) = mixed_run(src, i, dst, o, cap) };
         }
     }
     // The end: a short block, or little room; the stores past the output
