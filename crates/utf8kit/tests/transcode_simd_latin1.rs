@@ -599,6 +599,48 @@ fn every_alignment() {
     }
 }
 
+/// Runs of ASCII and mixed 64-byte blocks in every pattern of seven blocks
+/// (the AVX-512 Latin-1 → UTF-8 loop reads the high-byte masks two blocks
+/// ahead in long runs of mixed text and returns to its ASCII copy after two
+/// ASCII blocks), then either nothing or 1100 bytes of mixed text (so that
+/// the long-run loop starts inside the pattern), from two start offsets
+/// (the kernel aligns its loads first), with tails of several lengths;
+/// each also as UTF-8 for the other direction.
+#[test]
+fn ascii_and_mixed_block_patterns() {
+    let mixed = latin1_text(64 * 7, 21);
+    let long = latin1_text(1100, 22);
+    let ascii = ascii_text(64 * 7);
+    let ends = [
+        (0, 0),
+        (31, 0),
+        (32, 0),
+        (33, 0),
+        (95, 0),
+        (0, 1100),
+        (33, 1100),
+    ];
+    for pattern in 0u32..128 {
+        for (tail, after) in ends {
+            for start in [0, 13] {
+                let mut bytes: Vec<u8> = ascii[..start].to_vec();
+                for k in 0..7 {
+                    let from = if pattern >> k & 1 == 1 {
+                        &mixed
+                    } else {
+                        &ascii
+                    };
+                    bytes.extend_from_slice(&from[64 * k..64 * k + 64]);
+                }
+                bytes.extend_from_slice(&long[..after]);
+                bytes.extend_from_slice(&mixed[..tail]);
+                check_latin1(&bytes);
+                check_utf8(std_latin1_to_utf8(&bytes).as_bytes());
+            }
+        }
+    }
+}
+
 #[test]
 fn utf8_latin1_text_long() {
     for len in [1000, 4096, 65_537] {

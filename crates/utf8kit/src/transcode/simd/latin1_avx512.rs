@@ -12,6 +12,17 @@
 //! every pair and the lead of the pairs whose `b` is `80..=FF` (the mask is
 //! the high-bit mask deposited on the even bits with `pdep`).
 //!
+//! In long runs of mixed text ([`mixed_run`], from [`MIXED_RUN_MIN`] bytes
+//! of input on) the high-byte masks (hence the output lengths) are computed
+//! two blocks ahead, each block being loaded a second time from L1 when it
+//! converts: a block's store addresses then depend on loads issued two
+//! iterations earlier, not on its own load (+3–8 % ÷ simdutf on Latin-1
+//! text and random Latin-1 at 64 KiB and 1 MiB). Two ASCII blocks in a row
+//! return to the ASCII copy. The run is out of line (inline, the ASCII copy
+//! measured about 2 % slower at 1 KiB), and only runs of [`MIXED_RUN_MIN`]
+//! bytes or more take it (called for every mixed block, 1 KiB of mixed
+//! text measured 2–3 % slower).
+//!
 //! # UTF-8 → Latin-1 (validating)
 //!
 //! 64 bytes per step. An all-ASCII block is stored as it is. Otherwise the
@@ -50,12 +61,47 @@
 //! overlapping stores) ran Latin-1 → UTF-8 on mixed text at half the speed
 //! of the two overlapping stores: the line's fill level is a loop-carried
 //! dependency through a broadcast, a permute and a blend. Copying ASCII 256
-//! bytes per test instead of 128 measured no different.
+//! bytes per test instead of 128 measured no different (again for both
+//! directions on ASCII at 64 KiB and 1 MiB: 0.97–0.99 ÷ simdutf either way).
 //! Aligning the output for the ASCII prefix (the masked head and aligned
 //! ordinary stores of [`ascii_stream`]) from 64 KiB of UTF-8 up measured
 //! within the noise on ASCII at 64 KiB and 1 MiB (+0.01 ÷ simdutf) and
 //! 0.01–0.04 slower on Latin-1 text, so only inputs past [`STREAM_MIN`] take
 //! that path, with non-temporal stores.
+//!
+//! For mixed text past the caches (64 MiB), staging the output in a small
+//! L1 buffer and writing whole aligned 64-byte lines from it with
+//! non-temporal stores (no read for ownership of the output) measured
+//! slower in every form tried, against the direct conversion in the same
+//! process (GB/s of input, random Latin-1 / Latin-1 text): rounds of 2 KiB
+//! of input, then the round's lines, 7.2–7.9 / 8.7–12.0 against 11.0–12.3
+//! / 13.1–13.6; 512 B or 1 KiB rounds 8.3 / 10.4–11.6; the previous round's
+//! lines written while the next converts (two buffers) 7.6–8.4 / 9.1–12.8;
+//! the lines written after every block 2.6 / 3.3; each round copied out
+//! with `rep movsb` 7.7–8.5 / 9.0–11.0. Non-temporal stores themselves are
+//! not the problem (a plain copy writing 1.5× its input: 12.8–16.0 with
+//! them, 8.6–10.6 without); reading each line back from the staging buffer
+//! soon after the overlapping unaligned stores that wrote it probably is.
+//! `prefetchw` of the output 512 B to 4 KiB ahead, or a software prefetch
+//! of the input 1 to 4 KiB ahead: up to 25 % slower at 64 MiB.
+//!
+//! Mixed text in L1 runs at about 9.5 cycles per 64-byte block. Measured
+//! instead of the current block and found slower: the `vpcompressb` keep
+//! masks made in mask registers (`vptestmb` of the interleaved pairs and
+//! `korq`) rather than `pdep` and `kmovq` (−30 %); simdutf's formulation
+//! (one `vpermb` interleave, `vpshldw`, a masked word add and a ternary
+//! logic op) (−8 %); `vpexpandb` of each 32 input bytes into one register
+//! at the positions of the second bytes, the leads from a one-byte shift
+//! (`vpermb`) of it (−35 %); two independent blocks per iteration (within
+//! the noise). On this Zen 4 a 512-bit `vpcompressb` costs about 1.4
+//! cycles of throughput (its register form; the memory form is not used),
+//! `vpermt2b` 1, `kmovq` into a general register 1.75 and out of one 1.1.
+//!
+//! The same look-ahead in UTF-8 → Latin-1 (each block's length, 64 less
+//! its leads, computed two blocks ahead by a second load and compare) made
+//! Latin-1 text and random Latin-1 8–12 % slower from 1 KiB to 1 MiB: that
+//! loop has one `vpcompressb` per block, and the extra load and compare
+//! cost more than the wait they remove.
 
 use super::Progress;
 use core::arch::x86_64::*;
@@ -208,6 +254,60 @@ unsafe fn ascii_pairs(
     (i, o)
 }
 
+/// The input left after a mixed block from which [`latin1_to_utf8_long`]
+/// calls [`mixed_run`].
+const MIXED_RUN_MIN: usize = 1024;
+
+/// Converts mixed Latin-1 text from `src[i..]` to `dst + o`, block by
+/// block, while 224 input bytes and 128 bytes of room are left and one of
+/// the next two blocks is not ASCII; returns the new `(i, o)`. The
+/// high-byte masks are computed two blocks ahead (each block is loaded
+/// twice, the second time from L1), so that the addresses of a block's
+/// stores do not wait on its own load. (Out of line, so that the ASCII
+/// copy of the caller keeps its registers.)
+///
+/// # Safety
+///
+/// * The CPU supports the enabled features.
+/// * `dst` is valid for writes of `cap` bytes, and `i <= src.len()`,
+///   `o <= cap`.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi1,bmi2,popcnt")]
+#[inline(never)]
+unsafe fn mixed_run(
+    src: &[u8],
+    mut i: usize,
+    dst: *mut u8,
+    mut o: usize,
+    cap: usize,
+) -> (usize, usize) {
+    if src.len() - i < 192 + 32 {
+        return (i, o);
+    }
+    // SAFETY: `i + 128 <= src.len()`.
+    let (mut h0, mut h1) = unsafe {
+        let p = src.as_ptr().add(i);
+        (
+            _mm512_movepi8_mask(_mm512_loadu_si512(p.cast())),
+            _mm512_movepi8_mask(_mm512_loadu_si512(p.add(64).cast())),
+        )
+    };
+    while (h0 | h1) != 0 && src.len() - i >= 192 + 32 && cap - o >= 128 {
+        // SAFETY: `i + 192 <= src.len()`.
+        let (v, h2) = unsafe {
+            let p = src.as_ptr().add(i);
+            (
+                _mm512_loadu_si512(p.cast()),
+                _mm512_movepi8_mask(_mm512_loadu_si512(p.add(128).cast())),
+            )
+        };
+        // SAFETY: `o + 128 <= cap`, and 32 or more input bytes follow.
+        o += unsafe { latin1_block_whole(v, h0, dst.add(o)) };
+        i += 64;
+        (h0, h1) = (h1, h2);
+    }
+    (i, o)
+}
+
 /// Converts the `n <= 64` Latin-1 bytes at `src` to UTF-8 at `dst`, if the
 /// output fits in `room` bytes; returns its length. `after` input bytes
 /// follow the block (each makes at least one output byte): a store may
@@ -257,6 +357,37 @@ unsafe fn latin1_block_exact(
         }
     }
     Some(len)
+}
+
+/// The UTF-8 of the whole 64-byte Latin-1 block `v` (`high`: its bytes
+/// `80..=FF`) at `out`; returns its length. Writes whole registers: 64
+/// bytes at `out` if the block is ASCII, else 64 at `out` and 64 at the end
+/// of the lower half's output. The first store's bytes past the lower
+/// half's output are the second's to write; the second's past the block's
+/// output (at most 32: the upper half makes at least 32 bytes) are for the
+/// output of the input that follows to overwrite.
+///
+/// # Safety
+///
+/// * The CPU supports the enabled features.
+/// * 128 bytes at `out` are writable.
+/// * 32 or more input bytes follow the block (so that nothing is left
+///   written past the output; memory safety does not depend on it).
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi1,bmi2,popcnt")]
+#[inline]
+unsafe fn latin1_block_whole(v: __m512i, high: u64, out: *mut u8) -> usize {
+    if high == 0 {
+        // SAFETY: 64 bytes at `out` are writable.
+        unsafe { _mm512_storeu_si512(out.cast(), v) };
+        return 64;
+    }
+    let (out_lo, out_hi, len_lo) = expand(v, high, 64);
+    // SAFETY: `len_lo <= 64`: both stores end within the 128 bytes.
+    unsafe {
+        _mm512_storeu_si512(out.cast(), out_lo);
+        _mm512_storeu_si512(out.add(len_lo).cast(), out_hi);
+    }
+    64 + high.count_ones() as usize
 }
 
 /// Inputs of at least this many bytes (outputs past the caches) copy their
@@ -404,19 +535,17 @@ unsafe fn latin1_to_utf8_long(src: &[u8], dst: *mut u8, cap: usize) -> Progress 
             unsafe { (i, o) = ascii_pairs(src, i, dst, o, cap) };
             continue;
         }
-        let (out_lo, out_hi, len_lo) = expand(v, high, 64);
-        // The first store's bytes past `len_lo` are the second's to write.
-        // The second's past the output (at most 32: the upper half makes at
-        // least 32 bytes) are overwritten by the output of the 32 or more
-        // input bytes that follow, so none is left past the end.
-        // SAFETY: `len_lo <= 64`, so both stores end within the 128
-        // writable bytes at `out`.
-        unsafe {
-            _mm512_storeu_si512(out.cast(), out_lo);
-            _mm512_storeu_si512(out.add(len_lo).cast(), out_hi);
-        }
+        // SAFETY: 128 bytes at `out` are writable, and 32 or more input
+        // bytes follow the block.
+        o += unsafe { latin1_block_whole(v, high, out) };
         i += 64;
-        o += 64 + high.count_ones() as usize;
+        // A long run of mixed text is worth the call (short inputs stay
+        // in this loop).
+        if src.len() - i >= MIXED_RUN_MIN {
+            // SAFETY: `i <= src.len()`, `o <= cap`, and `dst` is `cap`
+            // writable bytes (the caller's contract).
+            unsafe { (i, o) = mixed_run(src, i, dst, o, cap) };
+        }
     }
     // The end: a short block, or little room; the stores past the output
     // are exact.
