@@ -32,6 +32,7 @@ const STD_8TOL1: &str = "std from_utf8 + chars";
 const UTF8KIT_LEN: &str = "utf8kit::transcode::utf8_len_from_latin1";
 const SIMDUTF_LEN: &str = "simdutf::utf8_length_from_latin1";
 const STD_LEN: &str = "std iter count";
+const MEMCPY: &str = "memcpy";
 
 /// `len` bytes of `buf` from a page boundary, growing it on the first call per size.
 ///
@@ -47,6 +48,31 @@ fn room(buf: &mut Vec<u8>, len: usize) -> &mut [u8] {
     }
     let start = buf.as_ptr().align_offset(align).min(align);
     &mut buf[start..start + len]
+}
+
+/// A speed reference: copies the input into a buffer placed as the contenders' are. On
+/// all-ASCII rows both conversions are this copy plus a test of the high bits, so
+/// `÷memcpy` near 1 there means no conversion can be much faster.
+fn memcpy_into(buf: &mut Vec<u8>, s: &[u8]) -> usize {
+    room(buf, s.len()).copy_from_slice(s);
+    black_box(buf);
+    s.len()
+}
+
+/// [`memcpy_into`] on Latin-1 input.
+fn memcpy_latin1() -> Contender {
+    let mut buf = Vec::new();
+    Contender::latin1(MEMCPY, "memcpy", Role::Baseline, move |s| {
+        memcpy_into(&mut buf, s)
+    })
+}
+
+/// [`memcpy_into`] on UTF-8 input.
+fn memcpy_utf8() -> Contender {
+    let mut buf = Vec::new();
+    Contender::utf8(MEMCPY, "memcpy", Role::Baseline, move |s| {
+        memcpy_into(&mut buf, s)
+    })
 }
 
 /// The rows of the ÷simdutf geomean: every Latin-1 row.
@@ -102,6 +128,7 @@ pub fn latin1_to_utf8() -> Operation {
                 encoding_rs::mem::convert_latin1_to_utf8(s, out)
             },
         ))
+        .contender(memcpy_latin1())
         .contender(Contender::latin1(STD_L1TO8, "std", Role::Peer, move |s| {
             d.clear();
             d.extend(s.iter().map(|&b| char::from(b)));
@@ -109,6 +136,7 @@ pub fn latin1_to_utf8() -> Operation {
         }))
         .ratio(Ratio::best_peer("÷best", UTF8KIT_L1TO8))
         .ratio(Ratio::of("÷simdutf", UTF8KIT_L1TO8, SIMDUTF_L1TO8))
+        .ratio(Ratio::of("÷memcpy", UTF8KIT_L1TO8, MEMCPY))
         .ratio(Ratio::of("scalar÷std", SCALAR_L1TO8, STD_L1TO8))
         .ratio(Ratio::of("avx2÷scalar", AVX2_L1TO8, SCALAR_L1TO8))
         .ratio(Ratio::of("avx2÷simdutf", AVX2_L1TO8, SIMDUTF_L1TO8))
@@ -127,7 +155,7 @@ pub fn latin1_to_utf8() -> Operation {
             shape: Shape::Matrix,
         })
         .note("utf8kit = utf8kit::transcode::latin1_to_utf8_into (AVX-512 when present); scalar = latin1_to_utf8_with(Kernel::Scalar); avx2 = latin1_to_utf8_with(Kernel::Avx2); sse = latin1_to_utf8_with(Kernel::Sse42) (the SSE4.1 kernels)")
-        .note("simdutf = simdutf::convert_latin1_to_utf8; enc_rs = encoding_rs::mem::convert_latin1_to_utf8; std = String::extend of char::from per byte")
+        .note("simdutf = simdutf::convert_latin1_to_utf8; enc_rs = encoding_rs::mem::convert_latin1_to_utf8; std = String::extend of char::from per byte; memcpy = a copy of the input into a buffer placed as the others (a reference, not a peer: on all-ASCII rows the conversion is this copy)")
         .note("inputs: Latin lipsum and ASCII (all ASCII), Latin-1 text (≈1 letter in 8 is U+00C0..=U+00FF), Latin-1 random (uniform 20..=FF)")
 }
 
@@ -206,6 +234,7 @@ pub fn utf8_to_latin1() -> Operation {
                 encoding_rs::mem::convert_utf8_to_latin1_lossy(s, out)
             },
         ))
+        .contender(memcpy_utf8())
         .contender(Contender::utf8(STD_8TOL1, "std", Role::Peer, move |s| {
             let Ok(text) = std::str::from_utf8(s) else {
                 return INVALID;
@@ -222,6 +251,7 @@ pub fn utf8_to_latin1() -> Operation {
         .ratio(Ratio::best_peer("÷best", UTF8KIT_8TOL1))
         .ratio(Ratio::of("÷simdutf", UTF8KIT_8TOL1, SIMDUTF_8TOL1))
         .ratio(Ratio::of("÷simdutf valid", UTF8KIT_8TOL1, SIMDUTF_8TOL1_VALID))
+        .ratio(Ratio::of("÷memcpy", UTF8KIT_8TOL1, MEMCPY))
         .ratio(Ratio::of("scalar÷std", SCALAR_8TOL1, STD_8TOL1))
         .ratio(Ratio::of("avx2÷scalar", AVX2_8TOL1, SCALAR_8TOL1))
         .ratio(Ratio::of("avx2÷simdutf", AVX2_8TOL1, SIMDUTF_8TOL1))
@@ -240,7 +270,7 @@ pub fn utf8_to_latin1() -> Operation {
             shape: Shape::Matrix,
         })
         .note("utf8kit = utf8kit::transcode::utf8_to_latin1_into (validating; AVX-512 when present); scalar = utf8_to_latin1_with(Kernel::Scalar); avx2 = utf8_to_latin1_with(Kernel::Avx2); sse = utf8_to_latin1_with(Kernel::Sse42) (the SSE4.1 kernels)")
-        .note("simdutf = convert_utf8_to_latin1 (validating, 0 on error); simdutf errors = convert_utf8_to_latin1_with_errors; simdutf valid = convert_valid_utf8_to_latin1 (no validation, a reference)")
+        .note("simdutf = convert_utf8_to_latin1 (validating, 0 on error); simdutf errors = convert_utf8_to_latin1_with_errors; simdutf valid = convert_valid_utf8_to_latin1 (no validation, a reference); memcpy = a copy of the input into a buffer placed as the others (a reference: on all-ASCII rows the conversion is this copy)")
         .note("enc_rs = encoding_rs::mem::utf8_latin1_up_to (validates) then convert_utf8_to_latin1_lossy; std = core::str::from_utf8 then chars, each ≤ U+00FF")
         .note("inputs: the UTF-8 encodings of the Latin-1 inputs of latin1→utf8")
 }
