@@ -606,3 +606,39 @@ fn valid_utf8_to_utf32_matches_chars() {
         }
     }
 }
+
+/// UTF-8 → UTF-32 of inputs past the AVX-512 kernel's output-alignment
+/// threshold (32 KiB) into outputs at every 4-byte offset of a 64-byte line,
+/// with guards on both sides: the masked head step that aligns the stores,
+/// the aligned loop after it and the end all land where they should.
+#[test]
+fn large_outputs_at_every_alignment() {
+    let ascii: String = "The quick brown fox jumps over the lazy dog. "
+        .chars()
+        .cycle()
+        .take(40 << 10)
+        .collect();
+    let mixed: String = "Grüße, мир, 世界, 😀 and ASCII between. "
+        .chars()
+        .cycle()
+        .take(20 << 10)
+        .collect();
+    let just_past = "a".repeat((32 << 10) - 1) + "é";
+    for text in [&ascii, &mixed, &just_past] {
+        let want = values(text);
+        let n = want.len();
+        for kernel in Kernel::available() {
+            for shift in 0..16 {
+                let mut buf = vec![0xA5A5_A5A5u32; n + 32];
+                let got = t::utf8_to_utf32_with(kernel, text.as_bytes(), &mut buf[shift..shift + n]);
+                assert_eq!(got, Some(Ok(n)), "{kernel}, shift {shift}");
+                assert!(buf[..shift].iter().all(|&g| g == 0xA5A5_A5A5), "{kernel}: wrote before");
+                assert!(buf[shift..shift + n] == want[..], "{kernel}, shift {shift}: values");
+                assert!(buf[shift + n..].iter().all(|&g| g == 0xA5A5_A5A5), "{kernel}: wrote past");
+                let got = t::valid_utf8_to_utf32_with(kernel, text, &mut buf[shift..shift + n]);
+                assert_eq!(got, Some(Ok(n)), "{kernel}, shift {shift}, valid");
+                assert!(buf[shift..shift + n] == want[..], "{kernel}, shift {shift}: valid values");
+            }
+        }
+    }
+}

@@ -145,6 +145,18 @@ fn utf8_to_utf32_run(kernel: Kernel, src: &[u8], dst: &mut [u32]) -> Result<usiz
     if let Some(n) = short_ascii_to_utf32(engine, src, dst) {
         return Ok(n);
     }
+    utf8_to_utf32_long(kernel, engine, src, dst)
+}
+
+/// [`utf8_to_utf32_run`] past the short ASCII path: out of line, so that
+/// short calls do not pay for the registers the chunk loop saves.
+#[inline(never)]
+fn utf8_to_utf32_long(
+    kernel: Kernel,
+    engine: Engine,
+    src: &[u8],
+    dst: &mut [u32],
+) -> Result<usize, Utf8Error> {
     // An ASCII start needs no validation: convert it right away (short
     // ASCII inputs end here).
     let ascii = ascii_prefix_to_utf32(engine, src, dst);

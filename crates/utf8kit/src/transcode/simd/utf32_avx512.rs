@@ -222,7 +222,7 @@ pub(crate) unsafe fn ascii_to_utf32_short(src: &[u8], dst: *mut u32, cap: usize)
 
 /// Inputs at least this long first align the output for the ASCII
 /// stores (shorter ones would not gain what the extra step costs).
-const ALIGN_MIN: usize = 4096;
+const ALIGN_MIN: usize = 32 << 10;
 
 /// Inputs at least this long (an output of 32 MiB and more, past the
 /// caches) store their ASCII blocks with non-temporal stores.
