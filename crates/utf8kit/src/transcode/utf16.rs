@@ -14,7 +14,9 @@ use super::next_valid_chunk;
 use super::simd::utf16_fused_avx512::{self, Fused};
 use super::simd::{Engine, Progress};
 #[cfg(target_arch = "x86_64")]
-use super::simd::{utf16_avx2, utf16_avx512, utf16_len_avx512, utf16_sse41};
+use super::simd::{
+    utf8_to_utf16_avx2, utf16_avx2, utf16_avx512, utf16_len_avx512, utf16_sse41,
+};
 use super::step::{copy_ascii_word, decode_utf8, put, put_replacement, put_utf8};
 use super::{TranscodeError, Utf16Error, chunk_len, fit};
 use crate::validate::Splitter;
@@ -166,15 +168,15 @@ fn simd_utf8_to_utf16<T: Unit16>(engine: Engine, be: bool, src: &[u8], dst: &mut
             }
         }
         #[cfg(target_arch = "x86_64")]
-        Engine::Avx2 => {
+        Engine::Avx2 if src.len() >= SIMD_MIN_UTF8 => {
             let (ptr, cap) = (dst.as_mut_ptr().cast::<u8>(), dst.len());
             // SAFETY: `Engine::Avx2` is only chosen when the CPU has the
             // kernel's features; `dst` is `2 * cap` writable bytes.
             unsafe {
                 if be {
-                    utf16_avx2::utf8_to_utf16::<true>(src, ptr, cap)
+                    utf8_to_utf16_avx2::utf8_to_utf16::<true>(src, ptr, cap)
                 } else {
-                    utf16_avx2::utf8_to_utf16::<false>(src, ptr, cap)
+                    utf8_to_utf16_avx2::utf8_to_utf16::<false>(src, ptr, cap)
                 }
             }
         }
@@ -248,12 +250,26 @@ fn utf8_to_utf16_run<T: Unit16>(
             if fused.read == src.len() && fused.written != Fused::INVALID {
                 Ok(fused.written)
             } else {
-                utf8_to_utf16_after_fused(be, src, dst, fused, unit)
+                utf8_to_utf16_after_fused(Engine::Avx512, be, src, dst, fused, unit)
             }
         }
         #[cfg(target_arch = "x86_64")]
         Engine::Avx2 if src.len() >= SIMD_MIN_UTF8 => {
-            utf8_to_utf16_two_pass(Engine::Avx2, be, src, dst, unit)
+            let (ptr, cap) = (dst.as_mut_ptr().cast::<u8>(), dst.len());
+            // SAFETY: `Engine::Avx2` is only chosen when the CPU has the
+            // kernel's features; `dst` is `2 * cap` writable bytes.
+            let fused = unsafe {
+                if be {
+                    utf8_to_utf16_avx2::utf8_to_utf16_checked::<true>(src, ptr, cap)
+                } else {
+                    utf8_to_utf16_avx2::utf8_to_utf16_checked::<false>(src, ptr, cap)
+                }
+            };
+            if fused.read == src.len() && fused.written != Fused::INVALID {
+                Ok(fused.written)
+            } else {
+                utf8_to_utf16_after_fused(Engine::Avx2, be, src, dst, fused, unit)
+            }
         }
         #[cfg(target_arch = "x86_64")]
         Engine::Sse41 if src.len() >= SIMD_MIN_UTF8 => {
@@ -312,6 +328,7 @@ fn utf8_to_utf16_scalar_out_of_line<T>(
 #[cold]
 #[inline(never)]
 fn utf8_to_utf16_after_fused<T: Unit16>(
+    engine: Engine,
     be: bool,
     src: &[u8],
     dst: &mut [T],
@@ -324,7 +341,12 @@ fn utf8_to_utf16_after_fused<T: Unit16>(
     let rest = src.get(p.read..).unwrap_or_default();
     // `p.read` is a character boundary after valid UTF-8, so the input's
     // first error is the rest's, moved by `p.read`.
-    crate::validate::validate_by(Kernel::Avx512, rest).map_err(|e| e.offset_by(p.read))?;
+    let kernel = if engine == Engine::Avx512 {
+        Kernel::Avx512
+    } else {
+        Kernel::Avx2
+    };
+    crate::validate::validate_by(kernel, rest).map_err(|e| e.offset_by(p.read))?;
     let out = dst.get_mut(p.written..).unwrap_or_default();
     // A unit takes at most 3 bytes: this prefix (cut before a lead, which
     // valid UTF-8 has among any 4 bytes) makes more units than fit, or is
@@ -336,8 +358,8 @@ fn utf8_to_utf16_after_fused<T: Unit16>(
         pre -= 1;
     }
     let (head, tail) = rest.split_at(pre);
-    let written = valid_utf8_to_utf16_run(Engine::Avx512, be, head, out, unit);
-    Ok(p.written + written + utf16_len_by(Engine::Avx512, tail))
+    let written = valid_utf8_to_utf16_run(engine, be, head, out, unit);
+    Ok(p.written + written + utf16_len_by(engine, tail))
 }
 
 /// Lossy UTF-8 → UTF-16: the validator splits `src` into valid runs and
@@ -726,7 +748,7 @@ fn utf8_to_utf16_into_finish(
 ) -> Result<usize, TranscodeError> {
     let capacity = out.len();
     fit(
-        utf8_to_utf16_after_fused(NATIVE_BE, bytes, out, fused, |u| u),
+        utf8_to_utf16_after_fused(Engine::Avx512, NATIVE_BE, bytes, out, fused, |u| u),
         capacity,
     )
 }

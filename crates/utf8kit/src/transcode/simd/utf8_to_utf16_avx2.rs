@@ -1,0 +1,625 @@
+//! AVX2 UTF-8 → UTF-16, validating or not, in fixed steps of 32 bytes.
+//!
+//! # Steps that do not depend on the characters
+//!
+//! A step converts the characters whose *lead* byte is in its 32 bytes,
+//! reading the continuation bytes of the last ones from up to three bytes
+//! after it, and the next step starts 32 bytes on, whatever the
+//! characters: its first bytes may continue a character converted before,
+//! and are no lead, so they give nothing. The input position thus never
+//! waits for a mask computed from the input, and the steps overlap in the
+//! pipeline (the older kernel, which started each step at a character
+//! boundary, ran one step at a time: load, compare, move mask, count, add,
+//! load again).
+//!
+//! Each character is decoded at its lead byte's lane, and the lanes of the
+//! leads are packed: the 16-bit lanes of each 8 bytes by a `pshufb` from a
+//! table indexed by their 8-bit lead mask ([`PACK`]), four stores of 16
+//! bytes a step, each at the end of the last.
+//!
+//! * **No 4-byte lead** (nor one at the previous step's last byte): the
+//!   units are made in the byte domain, 32 lanes a register. With
+//!   `(x, y, z)` = `(b0, b1, 0)` for a 2-byte lead and `(b1, b2, b0)` for a
+//!   3-byte one (`b1`, `b2` the bytes one and two on, loaded from memory),
+//!   the unit's low byte is `x << 6 | y & 3F` and its high byte
+//!   `z << 4 | (x >> 2) & 0F`; ASCII keeps its byte and a zero. One
+//!   `vpunpck{l,h}bw` of the two makes the 16-bit units (in the other
+//!   order for big-endian, which costs nothing).
+//! * **Else**, in 16-bit lanes: the 1-, 2- and 3-byte values as the older
+//!   kernel computes them, and for a 4-byte lead the high surrogate at its
+//!   lane and the low surrogate at the next lane (its first continuation
+//!   byte's, which holds no character), so that lane joins the mask. The
+//!   low surrogate of a lead at the last byte is the next step's lane 0.
+//! * **All ASCII**: widened and stored, 64 bytes a step while they last.
+//!
+//! # Validation
+//!
+//! The validating flavour checks every step that is not ASCII with the
+//! validator's lookup rules (`validate::simd::lookup`) before it converts
+//! it: the bytes one, two and three back come from the previous step's
+//! register, which is the previous 32 bytes. An ASCII step only checks
+//! that the step before it left no sequence unfinished. A failed check
+//! returns the step's start, from which the validator's scalar rescan
+//! ([`locate`](crate::validate::locate)) finds the exact error: every lane
+//! before the step passed, so the first error starts at most three bytes
+//! before it.
+//!
+//! # The end
+//!
+//! The packed stores leave up to 8 don't-care units after a step's output;
+//! the steps from memory run while 67 or more bytes are left, so that the
+//! output of the 35 or more after the step (at least 10 units) overwrites
+//! them. The rest of the input (and any step whose units might not fit the
+//! output) is copied into a zeroed buffer on the stack, converted there by
+//! the same steps (the zeros are ASCII: they end the input for the check
+//! too, and each makes one unit, which is subtracted) and the exact units
+//! copied out. Short inputs are only that.
+//!
+//! # Tried and dropped
+//!
+//! (Measurements in the commit history; see BENCHMARKS.md.)
+
+use super::Progress;
+use super::utf16_avx2::{PACK, SWAP16};
+use super::utf16_fused_avx512::Fused;
+use crate::validate::simd::Vector;
+use crate::validate::simd::lookup::Consts;
+use core::arch::x86_64::*;
+
+/// Bytes a step converts.
+const STEP: usize = 32;
+
+/// Bytes a step reads: its own and the three after them.
+const READ: usize = STEP + 3;
+
+/// Steps read from `src` itself while at least this many bytes are left:
+/// the step's 35, and 32 more, whose output (at least 10 units, the first
+/// up to 3 bytes being continuation bytes) covers the up to 8 don't-care
+/// units the step stores after its own output.
+const MIN_LEFT: usize = STEP + READ;
+
+/// Units of room a step needs at its output position.
+const ROOM: usize = 32;
+
+/// Steps per stack chunk of the end.
+const CHUNK_STEPS: usize = 3;
+
+/// Bytes per stack chunk.
+const CHUNK: usize = CHUNK_STEPS * STEP;
+
+/// What carries from one step to the next.
+#[derive(Clone, Copy)]
+struct State {
+    /// The previous step's 32 bytes (zero before the first).
+    prev: __m256i,
+    /// 1 if the previous step's last byte is a 4-byte lead, whose low
+    /// surrogate is this step's first unit.
+    carry: u32,
+}
+
+/// The constant registers of the check (unused without `VALIDATE`).
+type Checks = Consts<__m256i>;
+
+/// `ptr` as a 256-bit load.
+///
+/// # Safety
+///
+/// 32 bytes at `ptr` are readable.
+#[inline(always)]
+unsafe fn load(ptr: *const u8) -> __m256i {
+    // SAFETY: the caller's promise.
+    unsafe { _mm256_loadu_si256(ptr.cast()) }
+}
+
+/// The lookup check of the 32 bytes `v` after `prev`: non-zero lanes flag
+/// errors (see `validate::simd::lookup`).
+///
+/// # Safety
+///
+/// The CPU has AVX2.
+#[inline(always)]
+unsafe fn check(c: &Checks, v: __m256i, prev: __m256i) -> __m256i {
+    // SAFETY: the caller guarantees AVX2.
+    unsafe {
+        let joined = _mm256_permute2x128_si256::<0x21>(prev, v);
+        let p1 = _mm256_alignr_epi8::<15>(v, joined);
+        let p2 = _mm256_alignr_epi8::<14>(v, joined);
+        let p3 = _mm256_alignr_epi8::<13>(v, joined);
+        let classes = p1
+            .lookup_prev(c.prev_high, c.prev_low)
+            .and(v.lookup_high_nibble(c.cur_high));
+        let must23 = p2
+            .saturating_sub(c.third)
+            .or_and(p3.saturating_sub(c.fourth), c.high_bit);
+        classes.xor(must23)
+    }
+}
+
+/// Packs the 16-bit units of `a` (the lanes of bytes 0–7 and 16–23) and
+/// `b` (8–15 and 24–31) whose bit is set in `mask` (bit `k` for byte `k`)
+/// and stores them at `out` in byte order; returns how many.
+///
+/// # Safety
+///
+/// 64 bytes at `out` are writable; the CPU has AVX2 and POPCNT.
+#[inline(always)]
+unsafe fn pack_store(a: __m256i, b: __m256i, mask: u32, out: *mut u8) -> usize {
+    let m0 = (mask & 0xFF) as usize;
+    let m1 = ((mask >> 8) & 0xFF) as usize;
+    let m2 = ((mask >> 16) & 0xFF) as usize;
+    let m3 = (mask >> 24) as usize;
+    let n0 = m0.count_ones() as usize;
+    let n01 = (mask & 0xFFFF).count_ones() as usize;
+    let n012 = (mask & 0xFF_FFFF).count_ones() as usize;
+    // SAFETY: every table entry is 16 readable bytes; the stores are at
+    // units `0`, `n0`, `n01` and `n012` (each at most 24), 8 units each:
+    // inside the 64 writable bytes. The CPU has AVX2 (the callers').
+    unsafe {
+        let ia = _mm256_inserti128_si256::<1>(
+            _mm256_castsi128_si256(_mm_loadu_si128(PACK[m0].as_ptr().cast())),
+            _mm_loadu_si128(PACK[m2].as_ptr().cast()),
+        );
+        let ib = _mm256_inserti128_si256::<1>(
+            _mm256_castsi128_si256(_mm_loadu_si128(PACK[m1].as_ptr().cast())),
+            _mm_loadu_si128(PACK[m3].as_ptr().cast()),
+        );
+        let pa = _mm256_shuffle_epi8(a, ia);
+        let pb = _mm256_shuffle_epi8(b, ib);
+        _mm_storeu_si128(out.cast(), _mm256_castsi256_si128(pa));
+        _mm_storeu_si128(out.add(2 * n0).cast(), _mm256_castsi256_si128(pb));
+        _mm_storeu_si128(out.add(2 * n01).cast(), _mm256_extracti128_si256::<1>(pa));
+        _mm_storeu_si128(
+            out.add(2 * n012).cast(),
+            _mm256_extracti128_si256::<1>(pb),
+        );
+    }
+    mask.count_ones() as usize
+}
+
+/// Swaps the bytes of every 16-bit lane if `BE`.
+///
+/// # Safety
+///
+/// The CPU has AVX2.
+#[inline(always)]
+unsafe fn order<const BE: bool>(v: __m256i) -> __m256i {
+    if BE {
+        // SAFETY: `SWAP16` is 16 readable bytes; the caller guarantees AVX2.
+        unsafe {
+            let swap = _mm256_broadcastsi128_si256(_mm_loadu_si128(SWAP16.as_ptr().cast()));
+            _mm256_shuffle_epi8(v, swap)
+        }
+    } else {
+        v
+    }
+}
+
+/// Widens the 32 ASCII bytes `v` to 32 units at `out`.
+///
+/// # Safety
+///
+/// 64 bytes at `out` are writable; the CPU has AVX2.
+#[inline(always)]
+unsafe fn widen<const BE: bool>(v: __m256i, out: *mut u8) {
+    // SAFETY: the caller's promises.
+    unsafe {
+        let z = _mm256_setzero_si256();
+        let (a, b) = if BE {
+            (_mm256_unpacklo_epi8(z, v), _mm256_unpackhi_epi8(z, v))
+        } else {
+            (_mm256_unpacklo_epi8(v, z), _mm256_unpackhi_epi8(v, z))
+        };
+        _mm256_storeu_si256(out.cast(), _mm256_permute2x128_si256::<0x20>(a, b));
+        _mm256_storeu_si256(out.add(32).cast(), _mm256_permute2x128_si256::<0x31>(a, b));
+    }
+}
+
+/// Converts the characters whose lead is among the 32 bytes `v0` at `p`
+/// (`v1`, `v2` the 32 bytes one and two on) when none is a 4-byte lead and
+/// the previous step left no low surrogate: stores the units at `out`,
+/// returns how many.
+///
+/// # Safety
+///
+/// 64 bytes at `out` are writable; the CPU has AVX2 and POPCNT.
+#[inline(always)]
+unsafe fn convert3<const BE: bool>(
+    v0: __m256i,
+    v1: __m256i,
+    v2: __m256i,
+    leads: u32,
+    out: *mut u8,
+) -> usize {
+    // SAFETY: the caller guarantees the features; `pack_store` gets the
+    // caller's 64 writable bytes.
+    unsafe {
+        // `E0..=FF` and ASCII (whose bytes are replaced below).
+        let is3 = _mm256_cmpgt_epi8(v0, _mm256_set1_epi8(0xDFu8 as i8));
+        let x = _mm256_blendv_epi8(v0, v1, is3);
+        let y = _mm256_blendv_epi8(v1, v2, is3);
+        let z = _mm256_and_si256(v0, is3);
+        let lo = _mm256_or_si256(
+            _mm256_and_si256(_mm256_slli_epi16::<6>(x), _mm256_set1_epi8(0xC0u8 as i8)),
+            _mm256_and_si256(y, _mm256_set1_epi8(0x3F)),
+        );
+        let hi = _mm256_or_si256(
+            _mm256_and_si256(_mm256_slli_epi16::<4>(z), _mm256_set1_epi8(0xF0u8 as i8)),
+            _mm256_and_si256(_mm256_srli_epi16::<2>(x), _mm256_set1_epi8(0x0F)),
+        );
+        // ASCII (sign bit clear): the byte itself, high byte zero.
+        let lo = _mm256_blendv_epi8(v0, lo, v0);
+        let hi = _mm256_blendv_epi8(_mm256_setzero_si256(), hi, v0);
+        let (a, b) = if BE {
+            (_mm256_unpacklo_epi8(hi, lo), _mm256_unpackhi_epi8(hi, lo))
+        } else {
+            (_mm256_unpacklo_epi8(lo, hi), _mm256_unpackhi_epi8(lo, hi))
+        };
+        pack_store(a, b, leads, out)
+    }
+}
+
+/// The units of one half (`w0`, `w1`, `w2`: bytes 0, 1 and 2 on, widened
+/// to 16 bits) with 4-byte leads: see the module docs. `four` and `after`
+/// have the sign bit of both bytes of a lane set where the lane is a
+/// 4-byte lead, and where it follows one.
+///
+/// # Safety
+///
+/// The CPU has AVX2.
+#[inline(always)]
+unsafe fn lanes4(w0: __m256i, w1: __m256i, w2: __m256i, four: __m256i, after: __m256i) -> __m256i {
+    // SAFETY: the caller guarantees AVX2.
+    unsafe {
+        let low6 = _mm256_set1_epi16(0x3F);
+        let t1 = _mm256_and_si256(w1, low6);
+        let t2 = _mm256_and_si256(w2, low6);
+        // 110aaaaa 10bbbbbb -> aaaaabbbbbb.
+        let two = _mm256_or_si256(
+            _mm256_slli_epi16::<6>(_mm256_and_si256(w0, _mm256_set1_epi16(0x1F))),
+            t1,
+        );
+        // 1110aaaa 10bbbbbb 10cccccc -> aaaabbbbbbcccccc.
+        let three = _mm256_or_si256(
+            _mm256_or_si256(_mm256_slli_epi16::<12>(w0), _mm256_slli_epi16::<6>(t1)),
+            t2,
+        );
+        // A 4-byte lead's lane: `three >> 4` is the scalar value >> 10
+        // (the lead's low nibble, at most 4, is its 3 bits), and the high
+        // surrogate is D800 + that - 40.
+        let high = _mm256_add_epi16(
+            _mm256_srli_epi16::<4>(three),
+            _mm256_set1_epi16(0xD7C0u16 as i16),
+        );
+        // The lane after it (bytes b1, b2, b3): `three`'s low 10 bits are
+        // b2's low 4 and b3's 6, the low surrogate's payload.
+        let low = _mm256_or_si256(
+            _mm256_and_si256(three, _mm256_set1_epi16(0x3FF)),
+            _mm256_set1_epi16(0xDC00u16 as i16),
+        );
+        let is2 = _mm256_cmpgt_epi16(w0, _mm256_set1_epi16(0xBF));
+        let is3 = _mm256_cmpgt_epi16(w0, _mm256_set1_epi16(0xDF));
+        let r = _mm256_blendv_epi8(w0, two, is2);
+        let r = _mm256_blendv_epi8(r, three, is3);
+        let r = _mm256_blendv_epi8(r, high, four);
+        _mm256_blendv_epi8(r, low, after)
+    }
+}
+
+/// [`convert3`] for a step with 4-byte leads, or after one at the
+/// previous step's last byte (`st`): stores the units at `out`, returns how
+/// many.
+///
+/// # Safety
+///
+/// 64 bytes at `out` are writable; the CPU has AVX2 and POPCNT.
+#[inline(never)]
+#[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
+unsafe fn convert4<const BE: bool>(
+    v0: __m256i,
+    v1: __m256i,
+    v2: __m256i,
+    prev: __m256i,
+    mask: u32,
+    out: *mut u8,
+) -> usize {
+    let z = _mm256_setzero_si256();
+    // Sign bit where a byte is F0..=FF.
+    let f = _mm256_subs_epu8(v0, _mm256_set1_epi8(0x70));
+    let fp = _mm256_subs_epu8(prev, _mm256_set1_epi8(0x70));
+    let after = _mm256_alignr_epi8::<15>(f, _mm256_permute2x128_si256::<0x21>(fp, f));
+    // SAFETY: the features are enabled; `pack_store` gets the caller's 64
+    // writable bytes.
+    unsafe {
+        let a = lanes4(
+            _mm256_unpacklo_epi8(v0, z),
+            _mm256_unpacklo_epi8(v1, z),
+            _mm256_unpacklo_epi8(v2, z),
+            _mm256_unpacklo_epi8(f, f),
+            _mm256_unpacklo_epi8(after, after),
+        );
+        let b = lanes4(
+            _mm256_unpackhi_epi8(v0, z),
+            _mm256_unpackhi_epi8(v1, z),
+            _mm256_unpackhi_epi8(v2, z),
+            _mm256_unpackhi_epi8(f, f),
+            _mm256_unpackhi_epi8(after, after),
+        );
+        pack_store(order::<BE>(a), order::<BE>(b), mask, out)
+    }
+}
+
+/// One step that is not all ASCII: checks (if `VALIDATE`) and converts the
+/// 32 bytes `v0` at `p`, storing the units at `out`; returns how many, or
+/// `None` if the check failed.
+///
+/// # Safety
+///
+/// * 35 bytes at `p` are readable and 64 bytes at `out` writable.
+/// * The CPU has AVX2, BMI1/2 and POPCNT.
+#[inline(always)]
+unsafe fn convert<const BE: bool, const VALIDATE: bool>(
+    c: &Checks,
+    p: *const u8,
+    v0: __m256i,
+    st: &mut State,
+    out: *mut u8,
+) -> Option<usize> {
+    // SAFETY: the caller's promises: 35 readable bytes at `p` cover the
+    // two loads, 64 writable ones at `out` every store of a step.
+    unsafe {
+        if VALIDATE {
+            let error = check(c, v0, st.prev);
+            if _mm256_testz_si256(error, error) == 0 {
+                return None;
+            }
+        }
+        let (v1, v2) = (load(p.add(1)), load(p.add(2)));
+        let leads = _mm256_movemask_epi8(_mm256_cmpgt_epi8(v0, _mm256_set1_epi8(-65))) as u32;
+        let fours = _mm256_movemask_epi8(_mm256_subs_epu8(v0, _mm256_set1_epi8(0x70))) as u32;
+        let n = if fours | st.carry == 0 {
+            convert3::<BE>(v0, v1, v2, leads, out)
+        } else {
+            convert4::<BE>(v0, v1, v2, st.prev, leads | fours << 1 | st.carry, out)
+        };
+        st.prev = v0;
+        st.carry = fours >> 31;
+        Some(n)
+    }
+}
+
+/// Whether (if `VALIDATE`) the previous step left no sequence that an
+/// ASCII step cuts short.
+///
+/// # Safety
+///
+/// The CPU has AVX2.
+#[inline(always)]
+unsafe fn finished<const VALIDATE: bool>(c: &Checks, st: &State) -> bool {
+    if !VALIDATE {
+        return true;
+    }
+    // SAFETY: the caller guarantees AVX2.
+    unsafe {
+        let cut = _mm256_subs_epu8(st.prev, c.max_at_end);
+        _mm256_testz_si256(cut, cut) != 0
+    }
+}
+
+/// One step, ASCII or not (see [`convert`]).
+///
+/// # Safety
+///
+/// As [`convert`].
+#[inline(always)]
+unsafe fn step<const BE: bool, const VALIDATE: bool>(
+    c: &Checks,
+    p: *const u8,
+    st: &mut State,
+    out: *mut u8,
+) -> Option<usize> {
+    // SAFETY: the caller's promises.
+    unsafe {
+        let v0 = load(p);
+        if _mm256_movemask_epi8(v0) == 0 {
+            if !finished::<VALIDATE>(c, st) {
+                return None;
+            }
+            widen::<BE>(v0, out);
+            st.prev = v0;
+            st.carry = 0;
+            return Some(STEP);
+        }
+        convert::<BE, VALIDATE>(c, p, v0, st, out)
+    }
+}
+
+/// Where a conversion stopped at step start `i` (with `o` units written
+/// and the previous step's `carry`) can hand over to the scalar kernel: the
+/// start of the character holding byte `i`, and the units written before
+/// it. Every step before `i` was converted, so every character whose lead
+/// is before `i` was, whole (but for the low surrogate of a 4-byte lead at
+/// `i - 1`, which `carry` says is missing).
+fn boundary(src: &[u8], i: usize, o: usize, carry: u32) -> (usize, usize) {
+    let is_cont = |j: usize| src.get(j).is_some_and(|&b| (b as i8) < -64);
+    if !is_cont(i) {
+        return (i, o);
+    }
+    let Some(s) = (i.saturating_sub(3)..i).rev().find(|&j| !is_cont(j)) else {
+        return (i, o);
+    };
+    let units = match src.get(s) {
+        Some(&b) if b >= 0xF0 => 2 - usize::from(s + 1 == i && carry != 0),
+        _ => 1,
+    };
+    (s, o.saturating_sub(units))
+}
+
+/// Converts (and checks, if `VALIDATE`) UTF-8 `src` to UTF-16
+/// (little-endian bytes, or big-endian if `BE`) at `dst`; see the module
+/// docs.
+///
+/// Returns as [`Fused`] does: all of `src` converted, or (if `VALIDATE`)
+/// invalid with the rescan's start, or stopped for lack of room at a
+/// character boundary (everything before it checked and converted).
+/// Without `VALIDATE`, `src` should be valid UTF-8 (else the output is
+/// meaningless, but every access stays in bounds and `read`, `written`
+/// stay within `src.len()` and `cap`).
+///
+/// # Safety
+///
+/// * The CPU has AVX2, BMI1, BMI2 and POPCNT.
+/// * `dst` is valid for writes of `2 * cap` bytes (`cap` units).
+#[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
+#[inline]
+unsafe fn run<const BE: bool, const VALIDATE: bool>(src: &[u8], dst: *mut u8, cap: usize) -> Fused {
+    let len = src.len();
+    let p = src.as_ptr();
+    // SAFETY: the features are enabled.
+    let c = unsafe { Checks::new() };
+    let mut st = State {
+        prev: _mm256_setzero_si256(),
+        carry: 0,
+    };
+    let mut i = 0;
+    let mut o = 0;
+    // Invariants: `i <= len`, `o <= cap`, the steps before `i` checked and
+    // converted to `o` units (see `boundary` for where that is a character
+    // boundary), `st` their state.
+    while len - i >= MIN_LEFT && cap - o >= ROOM {
+        // SAFETY: `i + 35 <= len`: the step's bytes are readable.
+        let v0 = unsafe { load(p.add(i)) };
+        if _mm256_movemask_epi8(v0) == 0 {
+            // SAFETY: the features are enabled.
+            if !unsafe { finished::<VALIDATE>(&c, &st) } {
+                return Fused { read: i, written: Fused::INVALID };
+            }
+            // SAFETY: `o + 32 <= cap`: 64 bytes at `dst + 2 * o` are
+            // writable.
+            unsafe { widen::<BE>(v0, dst.add(2 * o)) };
+            i += STEP;
+            o += STEP;
+            // More ASCII, 64 bytes a step (each stores exactly its units).
+            while len - i >= 2 * STEP && cap - o >= 2 * STEP {
+                // SAFETY: `i + 64 <= len`.
+                let (a, b) = unsafe { (load(p.add(i)), load(p.add(i + STEP))) };
+                if _mm256_movemask_epi8(_mm256_or_si256(a, b)) != 0 {
+                    break;
+                }
+                // SAFETY: `o + 64 <= cap`: 128 bytes at `dst + 2 * o` are
+                // writable.
+                unsafe {
+                    widen::<BE>(a, dst.add(2 * o));
+                    widen::<BE>(b, dst.add(2 * o + 2 * STEP));
+                }
+                i += 2 * STEP;
+                o += 2 * STEP;
+            }
+            // ASCII checks as zero does.
+            st = State {
+                prev: _mm256_setzero_si256(),
+                carry: 0,
+            };
+            continue;
+        }
+        // SAFETY: `i + 35 <= len` bytes are readable; `o + 32 <= cap`
+        // units at `dst + 2 * o` are writable; the features are enabled.
+        match unsafe { convert::<BE, VALIDATE>(&c, p.add(i), v0, &mut st, dst.add(2 * o)) } {
+            Some(n) => {
+                i += STEP;
+                o += n;
+            }
+            None => return Fused { read: i, written: Fused::INVALID },
+        }
+    }
+    // The end (or a lack of room for whole-register steps): up to 96 bytes
+    // at a time through the stack.
+    while i < len {
+        let left = len - i;
+        let take = left.min(CHUNK);
+        let mut buf = [0u8; CHUNK + STEP];
+        // SAFETY: the `min(left, CHUNK + 3)` bytes from `i` are inside
+        // `src`; `buf`, a distinct local, holds `CHUNK + 32` bytes.
+        unsafe {
+            core::ptr::copy_nonoverlapping(p.add(i), buf.as_mut_ptr(), left.min(CHUNK + 3));
+        }
+        let steps = take.div_ceil(STEP);
+        let carry = st.carry;
+        let mut units = [0u16; CHUNK + STEP];
+        let ubuf = units.as_mut_ptr().cast::<u8>();
+        let mut t = 0;
+        for k in 0..steps {
+            // SAFETY: step `k < 3` reads bytes `32k..32k + 35 <= 99` of
+            // `buf` and writes units `t..t + 32 <= 96` of `units` (each step
+            // makes at most 32); the features are enabled.
+            let n = unsafe {
+                step::<BE, VALIDATE>(&c, buf.as_ptr().add(STEP * k), &mut st, ubuf.add(2 * t))
+            };
+            match n {
+                Some(n) => t += n,
+                None => return Fused { read: i, written: Fused::INVALID },
+            }
+        }
+        if left <= CHUNK {
+            // The last bytes may not start what they cannot finish (checked
+            // here when no zero after them was).
+            // SAFETY: the features are enabled.
+            if !unsafe { finished::<VALIDATE>(&c, &st) } {
+                return Fused { read: i, written: Fused::INVALID };
+            }
+            // Each zero after the input made one unit.
+            t = t.saturating_sub(steps * STEP - take);
+        }
+        if t > cap - o {
+            let (read, written) = boundary(src, i, o, carry);
+            return Fused { read, written };
+        }
+        // SAFETY: `t <= cap - o` units at `dst + 2 * o` are writable, and
+        // `t <= 96` units of `units` were written.
+        unsafe { core::ptr::copy_nonoverlapping(ubuf, dst.add(2 * o), 2 * t) };
+        o += t;
+        i += take;
+    }
+    Fused { read: len, written: o }
+}
+
+/// Converts valid UTF-8 `src` to UTF-16 (little-endian bytes, or
+/// big-endian if `BE`) at `dst`, as far as it fits: returns how far it got
+/// (a character boundary), and the scalar kernel finishes from there.
+///
+/// # Safety
+///
+/// * The CPU has AVX2, BMI1, BMI2 and POPCNT.
+/// * `dst` is valid for writes of `2 * cap` bytes (`cap` units).
+///
+/// `src` should be valid UTF-8 that ends at a character boundary (else the
+/// output is meaningless, but every access stays in bounds).
+#[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
+pub(crate) unsafe fn utf8_to_utf16<const BE: bool>(
+    src: &[u8],
+    dst: *mut u8,
+    cap: usize,
+) -> Progress {
+    // SAFETY: as this function's contract.
+    let f = unsafe { run::<BE, false>(src, dst, cap) };
+    Progress {
+        read: f.read,
+        written: f.written,
+    }
+}
+
+/// Checks UTF-8 `src` and converts it to UTF-16 (little-endian bytes, or
+/// big-endian if `BE`) at `dst`, in one pass; returns as [`Fused`] says.
+///
+/// # Safety
+///
+/// * The CPU has AVX2, BMI1, BMI2 and POPCNT.
+/// * `dst` is valid for writes of `2 * cap` bytes (`cap` units).
+#[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
+pub(crate) unsafe fn utf8_to_utf16_checked<const BE: bool>(
+    src: &[u8],
+    dst: *mut u8,
+    cap: usize,
+) -> Fused {
+    // SAFETY: as this function's contract.
+    unsafe { run::<BE, true>(src, dst, cap) }
+}
