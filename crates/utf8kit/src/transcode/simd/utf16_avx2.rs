@@ -1,27 +1,13 @@
 //! AVX2 UTF-8 ⇄ UTF-16, and the output lengths of both.
 //!
-//! # UTF-8 → UTF-16 (input known to be valid)
+//! # UTF-8 → UTF-16
 //!
-//! A step looks at 32 bytes. An all-ASCII block widens to 32 units with two
-//! `vpmovzxbw`. Otherwise the step converts the characters that start in
-//! the first 16 bytes, each decoded *at its lead byte's lane*: the 16 bytes
-//! from the block start, from one byte on and from two bytes on are widened
-//! to 16-bit lanes, and each lane computes its 1-, 2- and 3-byte value and
-//! keeps the one its lead byte asks for. The lead lanes are then packed,
-//! eight at a time, by a `pshufb` from a table indexed by their 8-bit mask.
-//! A character that starts at byte 15 may end at byte 17: the step then
-//! reads those continuation bytes too, so it ends at a character boundary.
-//!
-//! 4-byte characters are not decoded in lanes: a step stops before the first
-//! one, and a step that starts at one converts it (and any right after it)
-//! to a surrogate pair with scalar code.
-//!
-//! The kernel runs while 32 bytes are readable and 32 units of room are
-//! left (the widest a step writes with whole-register stores) and leaves
-//! the rest to the scalar kernel. Stores past a step's output are
-//! overwritten by the output that follows: steps that make them run only
-//! while enough input is left (`TAIL8`, `TAIL16`), so a conversion that
-//! succeeds leaves nothing written past its output.
+//! The conversion itself is in [`super::utf8_to_utf16_avx2`]. What stays
+//! here is shared with other kernels: [`PACK`] and [`SWAP16`], and
+//! [`decode16`] and [`pairs`], the lanes of the first 16 bytes of a block
+//! from a character boundary (the older UTF-8 → UTF-16 kernel's step, which
+//! the UTF-32 kernel uses) and the scalar surrogate pairs of a run of
+//! 4-byte characters.
 //!
 //! # UTF-16 → UTF-8
 //!
@@ -34,7 +20,6 @@
 //! its low byte on, and each four lanes are packed by a `pshufb` from a
 //! table indexed by which lanes have 2 and which 3 bytes.
 
-use super::Progress;
 use core::arch::x86_64::*;
 
 /// The `pshufb` indices that pack the 16-bit lanes of an 8-lane register
@@ -64,33 +49,11 @@ pub(crate) static PACK: [[u8; 16]; 256] = pack_table();
 /// `pshufb` indices swapping the bytes of each 16-bit lane (UTF-16BE).
 pub(crate) static SWAP16: [u8; 16] = [1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14];
 
-/// Bytes a step reads and units of room it needs.
-const STEP: usize = 32;
-
-/// Input bytes left below which a UTF-8 → UTF-16 step that decodes in
-/// lanes is left to the scalar kernel: after it (at most 18 bytes), 30 or
-/// more remain, which make at least 10 units, covering the 8 past the
-/// step's output its stores may touch.
-const TAIL8: usize = 48;
-
 /// Units left below which a UTF-16 → UTF-8 step that encodes in lanes is
 /// left to the scalar kernel: after it, 16 or more units remain, which make
 /// at least 16 bytes, covering the 16 past the step's output its stores may
 /// touch.
 const TAIL16: usize = 32;
-
-/// Swaps the bytes of every 16-bit lane if `BE`.
-#[target_feature(enable = "avx2")]
-#[inline]
-fn order128<const BE: bool>(v: __m128i) -> __m128i {
-    if BE {
-        // SAFETY: `SWAP16` is 16 readable bytes.
-        let swap = unsafe { _mm_loadu_si128(SWAP16.as_ptr().cast()) };
-        _mm_shuffle_epi8(v, swap)
-    } else {
-        v
-    }
-}
 
 /// Swaps the bytes of every 16-bit lane if `BE`.
 #[target_feature(enable = "avx2")]
@@ -102,99 +65,6 @@ fn order256<const BE: bool>(v: __m256i) -> __m256i {
         _mm256_shuffle_epi8(v, _mm256_broadcastsi128_si256(swap))
     } else {
         v
-    }
-}
-
-/// Packs the 16-bit lanes of `v` set in the 8-bit `mask` and stores them
-/// (and zeros after them, 16 bytes in all) at `out`; returns how many.
-///
-/// # Safety
-///
-/// `out` is valid for writes of 16 bytes.
-#[target_feature(enable = "avx2,popcnt")]
-#[inline]
-unsafe fn pack_store<const BE: bool>(v: __m128i, mask: u32, out: *mut u8) -> usize {
-    let index = &PACK[usize::from(mask as u8)];
-    // SAFETY: `index` is 16 readable bytes.
-    let index = unsafe { _mm_loadu_si128(index.as_ptr().cast()) };
-    let packed = order128::<BE>(_mm_shuffle_epi8(v, index));
-    // SAFETY: the caller's promise.
-    unsafe { _mm_storeu_si128(out.cast(), packed) };
-    (mask & 0xFF).count_ones() as usize
-}
-
-/// Converts valid UTF-8 to UTF-16 (little-endian bytes, or big-endian if
-/// `BE`) at `dst` while a whole step's input and room remain.
-///
-/// # Safety
-///
-/// * The CPU supports the enabled features.
-/// * `dst` is valid for writes of `2 * cap` bytes (`cap` units).
-///
-/// `src` should be valid UTF-8 that ends at a character boundary (else the
-/// output is meaningless, but every access stays in bounds).
-#[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
-pub(crate) unsafe fn utf8_to_utf16<const BE: bool>(
-    src: &[u8],
-    dst: *mut u8,
-    cap: usize,
-) -> Progress {
-    let mut i = 0;
-    let mut o = 0;
-    let p = src.as_ptr();
-    // Invariants: `i <= src.len()`, `o <= cap`, `i` at a character boundary.
-    while src.len() - i >= STEP && cap - o >= STEP {
-        // SAFETY: `i + 32 <= src.len()`: the block is readable.
-        let v = unsafe { _mm256_loadu_si256(p.add(i).cast()) };
-        // SAFETY: `o + 32 <= cap`: 64 bytes at `out` are writable, which
-        // covers every store of the step.
-        let out = unsafe { dst.add(2 * o) };
-        let high = _mm256_movemask_epi8(v) as u32;
-        if high == 0 {
-            let lo = _mm256_cvtepu8_epi16(_mm256_castsi256_si128(v));
-            let hi = _mm256_cvtepu8_epi16(_mm256_extracti128_si256::<1>(v));
-            // SAFETY: 64 writable bytes at `out` (above).
-            unsafe {
-                _mm256_storeu_si256(out.cast(), order256::<BE>(lo));
-                _mm256_storeu_si256(out.add(32).cast(), order256::<BE>(hi));
-            }
-            i += STEP;
-            o += STEP;
-            continue;
-        }
-        // SAFETY: `i + 32 <= src.len()`.
-        let Some((value, mask, read)) = (unsafe { decode16(p.add(i), v) }) else {
-            // SAFETY: `i + 32 <= src.len()` and `o + 32 <= cap`; the run
-            // of 4-byte characters decoded stays in the first 16 bytes
-            // plus 3, and writes 2 units for each 4 bytes.
-            let (read, written) = unsafe { pairs::<BE>(p.add(i), 16, out) };
-            i += read;
-            o += written;
-            continue;
-        };
-        // The stores leave up to 8 units of don't-care values past the
-        // step's output, which the output of the 30 or more bytes of input
-        // after it (at least 10 units) overwrites; nearer the end the scalar
-        // kernel takes over, so nothing is left written past the output.
-        if src.len() - i < TAIL8 {
-            break;
-        }
-        // SAFETY: at most 16 units at `out` (two stores of 16 bytes, the
-        // second at most 8 units on), inside the 64 writable bytes.
-        let written = unsafe {
-            let n = pack_store::<BE>(_mm256_castsi256_si128(value), mask, out);
-            n + pack_store::<BE>(
-                _mm256_extracti128_si256::<1>(value),
-                mask >> 8,
-                out.add(2 * n),
-            )
-        };
-        i += read;
-        o += written;
-    }
-    Progress {
-        read: i,
-        written: o,
     }
 }
 

@@ -454,6 +454,61 @@ fn boundary(src: &[u8], i: usize, o: usize, carry: u32) -> (usize, usize) {
     (s, o.saturating_sub(units))
 }
 
+/// Widens the ASCII run from `i` (of `src`, whose 32 bytes at `i`, `v`,
+/// are ASCII) to units at `dst + 2 * o` while 64 bytes of input and room
+/// are left: the first 32 bytes, then, if the 64 after them are ASCII
+/// too, 64 a step from where the output is 64-byte aligned (the first
+/// store covers the units up to there), so that each store fills half a
+/// cache line instead of straddling two. Returns the new `(i, o)`, at
+/// least 32 on; every store writes exactly units of the run.
+///
+/// # Safety
+///
+/// * `i + 32 <= src.len()`, `o + 32 <= cap`, `dst` valid for writes of
+///   `2 * cap` bytes.
+/// * The CPU has AVX2.
+#[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
+#[inline]
+unsafe fn ascii_run<const BE: bool>(
+    src: &[u8],
+    v: __m256i,
+    mut i: usize,
+    dst: *mut u8,
+    mut o: usize,
+    cap: usize,
+) -> (usize, usize) {
+    let len = src.len();
+    let p = src.as_ptr();
+    // SAFETY: `o + 32 <= cap`.
+    unsafe { widen::<BE>(v, dst.add(2 * o)) };
+    let at = (dst as usize).wrapping_add(2 * o) % 64;
+    let skew = if at % 2 == 0 && at != 0 { (64 - at) / 2 } else { STEP };
+    let (mut j, mut u) = (i + skew, o + skew);
+    while len - j >= 2 * STEP && cap - u >= 2 * STEP {
+        // SAFETY: `j + 64 <= len`.
+        let (a, b) = unsafe { (load(p.add(j)), load(p.add(j + STEP))) };
+        if _mm256_movemask_epi8(_mm256_or_si256(a, b)) != 0 {
+            break;
+        }
+        // SAFETY: `u + 64 <= cap`: 128 bytes at `dst + 2 * u` are writable.
+        unsafe {
+            widen::<BE>(a, dst.add(2 * u));
+            widen::<BE>(b, dst.add(2 * u + 2 * STEP));
+        }
+        j += 2 * STEP;
+        u += 2 * STEP;
+    }
+    if j == i + skew {
+        // No aligned step: on from the first 32 bytes.
+        i += STEP;
+        o += STEP;
+    } else {
+        i = j;
+        o = u;
+    }
+    (i, o)
+}
+
 /// Converts (and checks, if `VALIDATE`) UTF-8 `src` to UTF-16
 /// (little-endian bytes, or big-endian if `BE`) at `dst`; see the module
 /// docs.
@@ -476,59 +531,84 @@ unsafe fn run<const BE: bool, const VALIDATE: bool>(src: &[u8], dst: *mut u8, ca
     let p = src.as_ptr();
     // SAFETY: the features are enabled.
     let c = unsafe { Checks::new() };
+    let zero = _mm256_setzero_si256();
     let mut st = State {
-        prev: _mm256_setzero_si256(),
+        prev: zero,
         carry: 0,
     };
     let mut i = 0;
     let mut o = 0;
+    let invalid = |at: usize| Fused {
+        read: at,
+        written: Fused::INVALID,
+    };
     // Invariants: `i <= len`, `o <= cap`, the steps before `i` checked and
     // converted to `o` units (see `boundary` for where that is a character
     // boundary), `st` their state.
-    while len - i >= MIN_LEFT && cap - o >= ROOM {
-        // SAFETY: `i + 35 <= len`: the step's bytes are readable.
-        let v0 = unsafe { load(p.add(i)) };
-        if _mm256_movemask_epi8(v0) == 0 {
-            // SAFETY: the features are enabled.
-            if !unsafe { finished::<VALIDATE>(&c, &st) } {
-                return Fused { read: i, written: Fused::INVALID };
-            }
-            // SAFETY: `o + 32 <= cap`: 64 bytes at `dst + 2 * o` are
-            // writable.
-            unsafe { widen::<BE>(v0, dst.add(2 * o)) };
-            i += STEP;
-            o += STEP;
-            // More ASCII, 64 bytes a step (each stores exactly its units).
-            while len - i >= 2 * STEP && cap - o >= 2 * STEP {
-                // SAFETY: `i + 64 <= len`.
-                let (a, b) = unsafe { (load(p.add(i)), load(p.add(i + STEP))) };
-                if _mm256_movemask_epi8(_mm256_or_si256(a, b)) != 0 {
-                    break;
+    if len >= MIN_LEFT && cap >= ROOM {
+        let (i_last, o_last) = (len - MIN_LEFT, cap - ROOM);
+        while i <= i_last && o <= o_last {
+            // SAFETY: `i + 35 <= len`: the step's bytes are readable.
+            let v0 = unsafe { load(p.add(i)) };
+            if _mm256_movemask_epi8(v0) == 0 {
+                // SAFETY: the features are enabled.
+                if !unsafe { finished::<VALIDATE>(&c, &st) } {
+                    return invalid(i);
                 }
-                // SAFETY: `o + 64 <= cap`: 128 bytes at `dst + 2 * o` are
-                // writable.
-                unsafe {
-                    widen::<BE>(a, dst.add(2 * o));
-                    widen::<BE>(b, dst.add(2 * o + 2 * STEP));
-                }
-                i += 2 * STEP;
-                o += 2 * STEP;
+                // SAFETY: `i + 32 <= len`, `o + 32 <= cap`; the features
+                // are enabled.
+                (i, o) = unsafe { ascii_run::<BE>(src, v0, i, dst, o, cap) };
+                // ASCII checks as zero does.
+                st = State {
+                    prev: zero,
+                    carry: 0,
+                };
+                continue;
             }
-            // ASCII checks as zero does.
-            st = State {
-                prev: _mm256_setzero_si256(),
-                carry: 0,
-            };
-            continue;
+            // SAFETY: `i + 35 <= len` bytes are readable; `o + 32 <= cap`
+            // units at `dst + 2 * o` are writable; the features are enabled.
+            match unsafe { convert::<BE, VALIDATE>(&c, p.add(i), v0, &mut st, dst.add(2 * o)) } {
+                Some(n) => {
+                    i += STEP;
+                    o += n;
+                }
+                None => return invalid(i),
+            }
         }
-        // SAFETY: `i + 35 <= len` bytes are readable; `o + 32 <= cap`
-        // units at `dst + 2 * o` are writable; the features are enabled.
-        match unsafe { convert::<BE, VALIDATE>(&c, p.add(i), v0, &mut st, dst.add(2 * o)) } {
-            Some(n) => {
-                i += STEP;
-                o += n;
-            }
-            None => return Fused { read: i, written: Fused::INVALID },
+    }
+    // ASCII steps that store exactly their units, then, if the last 32
+    // bytes of the input are ASCII, the rest widened by a store of those 32
+    // bytes that ends with the output (the bytes before `i` it covers are
+    // ASCII, already widened to the same units).
+    while len - i >= STEP && cap - o >= STEP {
+        // SAFETY: `i + 32 <= len`.
+        let v = unsafe { load(p.add(i)) };
+        // SAFETY: the features are enabled.
+        if _mm256_movemask_epi8(v) != 0 || !unsafe { finished::<VALIDATE>(&c, &st) } {
+            break;
+        }
+        // SAFETY: `o + 32 <= cap`.
+        unsafe { widen::<BE>(v, dst.add(2 * o)) };
+        st = State {
+            prev: zero,
+            carry: 0,
+        };
+        i += STEP;
+        o += STEP;
+    }
+    let left = len - i;
+    if left < STEP && len >= STEP && left <= cap - o && o >= STEP - left {
+        // SAFETY: `len >= 32`: the last 32 bytes are readable.
+        let v = unsafe { load(p.add(len - STEP)) };
+        // SAFETY: the features are enabled.
+        if _mm256_movemask_epi8(v) == 0 && unsafe { finished::<VALIDATE>(&c, &st) } {
+            // SAFETY: units `o + left - 32..o + left` are inside `0..cap`
+            // (`o >= 32 - left`, `o + left <= cap`).
+            unsafe { widen::<BE>(v, dst.add(2 * (o + left - STEP))) };
+            return Fused {
+                read: len,
+                written: o + left,
+            };
         }
     }
     // The end (or a lack of room for whole-register steps): up to 96 bytes
@@ -544,7 +624,7 @@ unsafe fn run<const BE: bool, const VALIDATE: bool>(src: &[u8], dst: *mut u8, ca
         }
         let steps = take.div_ceil(STEP);
         let carry = st.carry;
-        let mut units = [0u16; CHUNK + STEP];
+        let mut units = core::mem::MaybeUninit::<[u16; CHUNK + STEP]>::uninit();
         let ubuf = units.as_mut_ptr().cast::<u8>();
         let mut t = 0;
         for k in 0..steps {
@@ -556,7 +636,7 @@ unsafe fn run<const BE: bool, const VALIDATE: bool>(src: &[u8], dst: *mut u8, ca
             };
             match n {
                 Some(n) => t += n,
-                None => return Fused { read: i, written: Fused::INVALID },
+                None => return invalid(i),
             }
         }
         if left <= CHUNK {
@@ -564,7 +644,7 @@ unsafe fn run<const BE: bool, const VALIDATE: bool>(src: &[u8], dst: *mut u8, ca
             // here when no zero after them was).
             // SAFETY: the features are enabled.
             if !unsafe { finished::<VALIDATE>(&c, &st) } {
-                return Fused { read: i, written: Fused::INVALID };
+                return invalid(i);
             }
             // Each zero after the input made one unit.
             t = t.saturating_sub(steps * STEP - take);
@@ -574,12 +654,16 @@ unsafe fn run<const BE: bool, const VALIDATE: bool>(src: &[u8], dst: *mut u8, ca
             return Fused { read, written };
         }
         // SAFETY: `t <= cap - o` units at `dst + 2 * o` are writable, and
-        // `t <= 96` units of `units` were written.
+        // the first `t <= 96` units of `units` were written (the steps
+        // store every unit they count, in order).
         unsafe { core::ptr::copy_nonoverlapping(ubuf, dst.add(2 * o), 2 * t) };
         o += t;
         i += take;
     }
-    Fused { read: len, written: o }
+    Fused {
+        read: len,
+        written: o,
+    }
 }
 
 /// Converts valid UTF-8 `src` to UTF-16 (little-endian bytes, or
