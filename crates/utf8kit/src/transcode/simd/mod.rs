@@ -44,13 +44,13 @@ pub(crate) mod utf16_len_avx512;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod utf16_sse41;
 #[cfg(target_arch = "x86_64")]
-pub(crate) mod utf8_to_utf16_avx2;
-#[cfg(target_arch = "x86_64")]
 pub(crate) mod utf32_avx2;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod utf32_avx512;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod utf32_sse41;
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod utf8_to_utf16_avx2;
 
 use crate::Kernel;
 #[cfg(target_arch = "x86_64")]

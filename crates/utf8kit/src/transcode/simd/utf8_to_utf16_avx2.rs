@@ -168,10 +168,7 @@ unsafe fn pack_store(a: __m256i, b: __m256i, mask: u32, out: *mut u8) -> usize {
         _mm_storeu_si128(out.cast(), _mm256_castsi256_si128(pa));
         _mm_storeu_si128(out.add(2 * n0).cast(), _mm256_castsi256_si128(pb));
         _mm_storeu_si128(out.add(2 * n01).cast(), _mm256_extracti128_si256::<1>(pa));
-        _mm_storeu_si128(
-            out.add(2 * n012).cast(),
-            _mm256_extracti128_si256::<1>(pb),
-        );
+        _mm_storeu_si128(out.add(2 * n012).cast(), _mm256_extracti128_si256::<1>(pb));
     }
     mask.count_ones() as usize
 }
@@ -482,7 +479,11 @@ unsafe fn ascii_run<const BE: bool>(
     // SAFETY: `o + 32 <= cap`.
     unsafe { widen::<BE>(v, dst.add(2 * o)) };
     let at = (dst as usize).wrapping_add(2 * o) % 64;
-    let skew = if at % 2 == 0 && at != 0 { (64 - at) / 2 } else { STEP };
+    let skew = if at % 2 == 0 && at != 0 {
+        (64 - at) / 2
+    } else {
+        STEP
+    };
     let (mut j, mut u) = (i + skew, o + skew);
     while len - j >= 2 * STEP && cap - u >= 2 * STEP {
         // SAFETY: `j + 64 <= len`.
@@ -706,4 +707,303 @@ pub(crate) unsafe fn utf8_to_utf16_checked<const BE: bool>(
 ) -> Fused {
     // SAFETY: as this function's contract.
     unsafe { run::<BE, true>(src, dst, cap) }
+}
+
+#[cfg(all(test, feature = "std"))]
+mod tests {
+    use super::*;
+    use std::format;
+    use std::string::String;
+    use std::vec::Vec;
+
+    /// A byte no kernel writes past the room it was given.
+    const GUARD: u8 = 0xA5;
+
+    /// Whether the CPU has the kernel's features.
+    fn supported() -> bool {
+        std::is_x86_feature_detected!("avx2")
+            && std::is_x86_feature_detected!("bmi1")
+            && std::is_x86_feature_detected!("bmi2")
+            && std::is_x86_feature_detected!("popcnt")
+    }
+
+    /// One character of each UTF-8 length.
+    const KINDS: [char; 4] = ['a', 'é', '中', '😀'];
+
+    /// Runs one flavour with room for `cap` units (and guard bytes after
+    /// them), returning the result and the output bytes.
+    fn run_one<const BE: bool, const VALIDATE: bool>(src: &[u8], cap: usize) -> (Fused, Vec<u8>) {
+        let mut buf = std::vec![GUARD; 2 * cap + 80];
+        // SAFETY: the CPU has the features (the callers check); `buf` has
+        // `2 * cap` writable bytes (and more).
+        let f = unsafe { run::<BE, VALIDATE>(src, buf.as_mut_ptr(), cap) };
+        assert!(
+            buf[2 * cap..].iter().all(|&b| b == GUARD),
+            "wrote past the room: {} bytes, cap {cap}",
+            src.len()
+        );
+        (f, buf)
+    }
+
+    /// The units of `units` as bytes in either order.
+    fn bytes_of(units: &[u16], be: bool) -> Vec<u8> {
+        units
+            .iter()
+            .flat_map(|u| if be { u.to_be_bytes() } else { u.to_le_bytes() })
+            .collect()
+    }
+
+    /// Checks one flavour on `src` with room for `cap` units against std
+    /// and the validator.
+    fn check_one<const BE: bool, const VALIDATE: bool>(src: &[u8], cap: usize) {
+        let ctx = || {
+            format!(
+                "be {BE} validate {VALIDATE}, {} bytes, cap {cap}: {src:02X?}",
+                src.len()
+            )
+        };
+        let text = core::str::from_utf8(src);
+        if !VALIDATE && text.is_err() {
+            // Garbage in: only the bounds matter.
+            let (f, _) = run_one::<BE, VALIDATE>(src, cap);
+            assert!(f.read <= src.len() && f.written <= cap, "{}", ctx());
+            return;
+        }
+        let (f, buf) = run_one::<BE, VALIDATE>(src, cap);
+        let valid_up_to = match text {
+            Ok(_) => src.len(),
+            Err(e) => e.valid_up_to(),
+        };
+        if f.written == Fused::INVALID {
+            let want = crate::validate(src).unwrap_err();
+            assert_eq!(crate::validate::locate(src, f.read), want, "{}", ctx());
+            return;
+        }
+        // Converted (all, or a prefix for lack of room): valid, exact, and
+        // nothing written past the output when all of it was.
+        assert!(f.read <= valid_up_to, "{}", ctx());
+        let done = core::str::from_utf8(&src[..f.read]).expect("a character boundary");
+        let units: Vec<u16> = done.encode_utf16().collect();
+        assert_eq!(f.written, units.len(), "{}", ctx());
+        assert!(f.written <= cap, "{}", ctx());
+        assert_eq!(buf[..2 * f.written], bytes_of(&units, BE)[..], "{}", ctx());
+        if f.read == src.len() {
+            assert!(text.is_ok(), "{}", ctx());
+            assert!(
+                buf[2 * f.written..].iter().all(|&b| b == GUARD),
+                "wrote past the output: {}",
+                ctx()
+            );
+        } else if text.is_ok() {
+            // It stops only for room.
+            let rest: usize = core::str::from_utf8(&src[f.read..])
+                .unwrap()
+                .encode_utf16()
+                .count();
+            assert!(rest > cap - f.written, "stopped early: {}", ctx());
+        }
+    }
+
+    /// Every flavour, with every telling amount of room.
+    fn check(src: &[u8]) {
+        let need = core::str::from_utf8(src).map_or(src.len(), |s| s.encode_utf16().count());
+        for cap in [need, need + 40, need.saturating_sub(1), need / 2, 31, 33] {
+            check_one::<false, false>(src, cap);
+            check_one::<true, false>(src, cap);
+            check_one::<false, true>(src, cap);
+            check_one::<true, true>(src, cap);
+        }
+    }
+
+    /// `len` bytes of `base` characters, filled up with ASCII where the
+    /// next one would not fit.
+    fn fill(base: char, len: usize) -> String {
+        let mut s = String::new();
+        while s.len() + base.len_utf8() <= len {
+            s.push(base);
+        }
+        while s.len() < len {
+            s.push('x');
+        }
+        s
+    }
+
+    /// Every kind of character after every prefix length 0..=130 of every
+    /// kind of text, followed by more of that text: every lane of every
+    /// step, the steps from memory and the stack chunks, and inputs of
+    /// every length up to 130 and past it.
+    #[test]
+    fn every_kind_at_every_offset() {
+        if !supported() {
+            return;
+        }
+        for base in KINDS {
+            for c in KINDS {
+                for at in 0..=130 {
+                    let mut s = fill(base, at);
+                    s.push(c);
+                    let short = s.clone();
+                    s.push_str(&fill(base, 100));
+                    check(short.as_bytes());
+                    check(s.as_bytes());
+                }
+            }
+        }
+    }
+
+    /// Inputs of every length 0..=200 of each kind and of a mix, cut at a
+    /// character boundary, with every amount of room up to the need.
+    #[test]
+    fn every_length_and_room() {
+        if !supported() {
+            return;
+        }
+        let mix: String = "aé中😀b€𐍈ж".repeat(20);
+        for text in [
+            fill('a', 200),
+            fill('é', 200),
+            fill('中', 200),
+            fill('😀', 200),
+            mix,
+        ] {
+            for len in 0..=200.min(text.len()) {
+                if !text.is_char_boundary(len) {
+                    continue;
+                }
+                let src = &text.as_bytes()[..len];
+                let need = text[..len].encode_utf16().count();
+                for cap in 0..=need + 1 {
+                    check_one::<false, true>(src, cap);
+                    check_one::<true, false>(src, cap);
+                }
+            }
+        }
+    }
+
+    /// Runs of 4-byte characters from every offset: a lead at a step's
+    /// last byte leaves its low surrogate to the next step (or chunk), and
+    /// a stop for room there must hand back the whole character.
+    #[test]
+    fn four_byte_runs_across_steps() {
+        if !supported() {
+            return;
+        }
+        for at in 0..70 {
+            for tail in ["", "a", "é", "中"] {
+                let mut s = fill('a', at);
+                s.push_str(&"😀".repeat(40));
+                s.push_str(tail);
+                let need = s.encode_utf16().count();
+                for cap in 0..=need {
+                    check_one::<false, true>(s.as_bytes(), cap);
+                    check_one::<false, false>(s.as_bytes(), cap);
+                }
+                check(s.as_bytes());
+            }
+        }
+    }
+
+    /// An error of every kind at every offset of text of every kind: the
+    /// validating flavour reports the validator's error (or converts a
+    /// valid prefix when out of room); the other stays in bounds.
+    #[test]
+    fn errors_at_every_offset() {
+        if !supported() {
+            return;
+        }
+        let bad: [&[u8]; 9] = [
+            b"\xFF",
+            b"\x80",
+            b"\xC3",
+            b"\xE4\xB8",
+            b"\xF0\x9F\x98",
+            b"\xC0\xAF",
+            b"\xE0\x80\x80",
+            b"\xED\xA0\x80",
+            b"\xF4\x90\x80\x80",
+        ];
+        for base in KINDS {
+            let text = fill(base, 240);
+            for at in 0..=200 {
+                if !text.is_char_boundary(at) {
+                    continue;
+                }
+                for b in bad {
+                    let mut src = text.as_bytes()[..at].to_vec();
+                    src.extend_from_slice(b);
+                    // At the end, and followed by more text.
+                    check(&src);
+                    src.extend_from_slice(&text.as_bytes()[at..]);
+                    check(&src);
+                }
+                // A continuation byte replaced (a sequence cut short or a
+                // stray continuation byte).
+                let mut src = text.as_bytes().to_vec();
+                src[at] = if src[at] < 0x80 { 0x80 } else { b'!' };
+                check(&src);
+            }
+        }
+    }
+
+    /// ASCII runs with the output at every alignment, broken by other
+    /// characters at several places: the aligned 64-byte steps and the
+    /// store that ends with the output.
+    #[test]
+    fn ascii_runs_at_every_output_alignment() {
+        if !supported() {
+            return;
+        }
+        for len in [32, 33, 63, 64, 65, 100, 131, 200, 300] {
+            for brk in [
+                None,
+                Some(0),
+                Some(31),
+                Some(40),
+                Some(97),
+                Some(150),
+                Some(250),
+            ] {
+                let mut s = fill('a', len);
+                if let Some(b) = brk.filter(|&b| b < len) {
+                    s.replace_range(b..=b, "é");
+                }
+                let src = s.as_bytes();
+                let units: Vec<u16> = s.encode_utf16().collect();
+                for shift in 0..32 {
+                    let cap = units.len();
+                    let mut buf = std::vec![GUARD; 2 * cap + 128];
+                    let dst = buf[2 * shift..].as_mut_ptr();
+                    // SAFETY: the CPU has the features (checked above);
+                    // `2 * cap` bytes from `dst` are inside `buf`.
+                    let f = unsafe { run::<false, true>(src, dst, cap) };
+                    assert_eq!(
+                        (f.read, f.written),
+                        (src.len(), cap),
+                        "{len} {brk:?} {shift}"
+                    );
+                    assert_eq!(
+                        buf[2 * shift..2 * (shift + cap)],
+                        bytes_of(&units, false)[..]
+                    );
+                    assert!(buf[..2 * shift].iter().all(|&b| b == GUARD));
+                    assert!(buf[2 * (shift + cap)..].iter().all(|&b| b == GUARD));
+                }
+            }
+        }
+    }
+
+    /// `boundary` hands back the character holding the stop, counting a
+    /// 4-byte character whose low surrogate is missing as one unit.
+    #[test]
+    fn boundary_backs_up_to_the_character() {
+        let s = "ab中😀c".as_bytes(); // a b E4 B8 AD F0 9F 98 80 c
+        assert_eq!(boundary(s, 2, 2, 0), (2, 2));
+        assert_eq!(boundary(s, 3, 3, 0), (2, 2));
+        assert_eq!(boundary(s, 4, 3, 0), (2, 2));
+        assert_eq!(boundary(s, 6, 4, 1), (5, 3));
+        assert_eq!(boundary(s, 7, 5, 0), (5, 3));
+        assert_eq!(boundary(s, 8, 5, 0), (5, 3));
+        assert_eq!(boundary(s, 9, 5, 0), (9, 5));
+        assert_eq!(boundary(s, 10, 6, 0), (10, 6));
+    }
 }
