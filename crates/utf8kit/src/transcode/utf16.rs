@@ -413,7 +413,7 @@ fn utf16_len_by(engine: Engine, bytes: &[u8]) -> usize {
         // SAFETY: `Engine::Avx2` is only chosen when the CPU has the
         // kernel's features.
         Engine::Avx2 if bytes.len() >= SIMD_MIN_LEN => unsafe {
-            utf16_avx2::utf16_len_from_utf8(bytes)
+            utf8_to_utf16_avx2::utf16_len_from_utf8(bytes)
         },
         #[cfg(target_arch = "x86_64")]
         // SAFETY: `Engine::Sse41` is only chosen when the CPU has the

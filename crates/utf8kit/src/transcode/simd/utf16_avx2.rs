@@ -405,31 +405,6 @@ pub(crate) unsafe fn surrogate_block<const BE: bool>(
     Ok((end, w))
 }
 
-/// The number of UTF-16 units `bytes` converts to if valid, as the scalar
-/// [`utf16_len_from_utf8`](crate::transcode::utf16_len_from_utf8) counts
-/// it: one per byte that is not a continuation byte, one more per byte
-/// `F0..=FF`.
-///
-/// # Safety
-///
-/// * The CPU supports the enabled features.
-#[target_feature(enable = "avx2,popcnt")]
-pub(crate) unsafe fn utf16_len_from_utf8(bytes: &[u8]) -> usize {
-    let (blocks, tail) = bytes.as_chunks::<32>();
-    let mut n = 0;
-    for block in blocks {
-        // SAFETY: `block` is 32 readable bytes.
-        let v = unsafe { _mm256_loadu_si256(block.as_ptr().cast()) };
-        let leads = _mm256_movemask_epi8(_mm256_cmpgt_epi8(v, _mm256_set1_epi8(-65))) as u32;
-        let four = _mm256_movemask_epi8(_mm256_cmpeq_epi8(
-            _mm256_max_epu8(v, _mm256_set1_epi8(0xF0u8 as i8)),
-            v,
-        )) as u32;
-        n += (leads.count_ones() + four.count_ones()) as usize;
-    }
-    n + crate::transcode::utf16_len_from_utf8(tail)
-}
-
 /// The number of UTF-8 bytes the first `read` of `len` UTF-16 units at
 /// `src` (little-endian, or big-endian if `BE`) convert to, unpaired
 /// surrogates counting 3; returns `(read, bytes)`, and the caller counts

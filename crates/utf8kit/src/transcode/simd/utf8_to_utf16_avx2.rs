@@ -709,6 +709,60 @@ pub(crate) unsafe fn utf8_to_utf16_checked<const BE: bool>(
     unsafe { run::<BE, true>(src, dst, cap) }
 }
 
+/// Blocks of 32 bytes between two flushes of the length's byte counters
+/// (each gains at most 1 a block).
+const FLUSH: usize = 255;
+
+/// The sum of the 32 bytes of `v`.
+///
+/// # Safety
+///
+/// The CPU has AVX2.
+#[inline(always)]
+unsafe fn sum_bytes(v: __m256i) -> usize {
+    // SAFETY: the caller guarantees AVX2.
+    unsafe {
+        let s = _mm256_sad_epu8(v, _mm256_setzero_si256());
+        let s = _mm_add_epi64(_mm256_castsi256_si128(s), _mm256_extracti128_si256::<1>(s));
+        (_mm_cvtsi128_si64(s) + _mm_extract_epi64::<1>(s)) as usize
+    }
+}
+
+/// The number of UTF-16 units `bytes` converts to if valid, as the scalar
+/// [`utf16_len_from_utf8`](crate::transcode::utf16_len_from_utf8) counts
+/// it: one per byte that is not a continuation byte, one more per byte
+/// `F0..=FF`. Counted in byte lanes (a compare is -1 where true, and is
+/// subtracted), two registers for each kind so that no chain of additions
+/// is longer than one per 64 bytes, summed by `vpsadbw` every
+/// [`FLUSH`] blocks.
+///
+/// # Safety
+///
+/// * The CPU has AVX2 and POPCNT.
+#[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
+pub(crate) unsafe fn utf16_len_from_utf8(bytes: &[u8]) -> usize {
+    let (pairs, tail) = bytes.as_chunks::<64>();
+    let cont = _mm256_set1_epi8(-65);
+    let f0 = _mm256_set1_epi8(0xF0u8 as i8);
+    let zero = _mm256_setzero_si256();
+    let mut n = 0;
+    for group in pairs.chunks(FLUSH) {
+        let (mut la, mut lb, mut fa, mut fb) = (zero, zero, zero, zero);
+        for pair in group {
+            // SAFETY: `pair` is 64 readable bytes.
+            let (a, b) = unsafe { (load(pair.as_ptr()), load(pair.as_ptr().add(STEP))) };
+            la = _mm256_sub_epi8(la, _mm256_cmpgt_epi8(a, cont));
+            lb = _mm256_sub_epi8(lb, _mm256_cmpgt_epi8(b, cont));
+            fa = _mm256_sub_epi8(fa, _mm256_cmpeq_epi8(_mm256_max_epu8(a, f0), a));
+            fb = _mm256_sub_epi8(fb, _mm256_cmpeq_epi8(_mm256_max_epu8(b, f0), b));
+        }
+        // SAFETY: the features are enabled. (Each counter gains at most 1
+        // a pair of blocks, so no lane passes `FLUSH` = 255.)
+        n += unsafe { sum_bytes(la) + sum_bytes(lb) + sum_bytes(fa) + sum_bytes(fb) };
+    }
+    n + crate::transcode::utf16_len_from_utf8(tail)
+}
+
 #[cfg(all(test, feature = "std"))]
 mod tests {
     use super::*;
@@ -1005,5 +1059,28 @@ mod tests {
         assert_eq!(boundary(s, 8, 5, 0), (5, 3));
         assert_eq!(boundary(s, 9, 5, 0), (9, 5));
         assert_eq!(boundary(s, 10, 6, 0), (10, 6));
+    }
+
+    /// The length agrees with the scalar one on every text, on invalid
+    /// bytes (which count as the scalar function counts them), at every
+    /// length around the 64-byte pairs, and past the counters' flush point.
+    #[test]
+    fn length_agrees_with_the_scalar_one() {
+        if !supported() {
+            return;
+        }
+        let mut inputs: Vec<Vec<u8>> = KINDS.iter().map(|&c| fill(c, 300).into_bytes()).collect();
+        inputs.push("aé中😀b€𐍈ж".repeat(40).into_bytes());
+        inputs.push(std::vec![0xFF; 64 * FLUSH + 200]);
+        inputs.push(std::vec![0xF0; 64 * FLUSH * 2 + 64]);
+        inputs.push((0..=255u8).cycle().take(64 * FLUSH + 333).collect());
+        for bytes in &inputs {
+            for len in (0..bytes.len().min(300)).chain([bytes.len()]) {
+                let b = &bytes[..len];
+                // SAFETY: the CPU has the features (checked above).
+                let got = unsafe { utf16_len_from_utf8(b) };
+                assert_eq!(got, crate::transcode::utf16_len_from_utf8(b), "{len}");
+            }
+        }
     }
 }
