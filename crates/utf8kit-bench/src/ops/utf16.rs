@@ -139,7 +139,7 @@ pub fn utf8_to_utf16() -> Operation {
             "utf8kit ÷ simdutf, every lipsum file",
             "÷simdutf",
         ))
-        .note("utf8kit = utf8kit::transcode::utf8_to_utf16_into (with AVX-512: validates and converts in one pass, errors exactly as utf8kit::validate); scalar = the same with the scalar kernel forced; avx2 = the same with Kernel::Avx2 forced (AVX2 validation, then AVX2 conversion); sse = the same with Kernel::Sse42 forced (SSE4.2 validation, then SSE4.1 conversion)")
+        .note("utf8kit = utf8kit::transcode::utf8_to_utf16_into (with AVX-512: validates and converts in one pass, errors exactly as utf8kit::validate); scalar = the same with the scalar kernel forced; avx2 = the same with Kernel::Avx2 forced (AVX2 validation and conversion in one pass); sse = the same with Kernel::Sse42 forced (SSE4.2 validation, then SSE4.1 conversion)")
         .note("simdutf = simdutf::convert_utf8_to_utf16le (validating, bool error); simdutf valid = convert_valid_utf8_to_utf16le (no validation, a reference)")
         .note("std = core::str::from_utf8 + str::encode_utf16 into a Vec; enc_rs = encoding_rs UTF-8 decoder, decode_to_utf16_without_replacement")
 }

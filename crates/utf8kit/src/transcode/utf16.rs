@@ -215,9 +215,9 @@ fn valid_utf8_to_utf16_run<T: Unit16>(
 
 /// UTF-8 → UTF-16, validating, by `engine`.
 ///
-/// With the AVX-512 transcoder, one pass validates and converts
-/// (`utf16_fused_avx512`); with the AVX2 or SSE4.1 one,
-/// [`utf8_to_utf16_two_pass`]; otherwise the scalar kernel does both. (Only
+/// With the AVX-512 or the AVX2 transcoder, one pass validates and
+/// converts (`utf16_fused_avx512`, `utf8_to_utf16_avx2`); with the SSE4.1
+/// one, [`utf8_to_utf16_two_pass`]; otherwise the scalar kernel does both. (Only
 /// [`Kernel::Avx512`] maps to [`Engine::Avx512`], so the engine says which
 /// validation kernel a forced call asked for; [`Engine::Sse41`] validates
 /// with [`Kernel::Sse42`] even when an AVX CPU without the AVX2
@@ -277,8 +277,8 @@ fn utf8_to_utf16_run<T: Unit16>(
     }
 }
 
-/// UTF-8 → UTF-16 by the AVX2 or SSE4.1 `engine`, which have no fused
-/// kernel: the validator of the same width (AVX2 or SSE4.2) checks a chunk,
+/// UTF-8 → UTF-16 by a transcoder without a fused kernel (the SSE4.1
+/// `engine`): the validator of the same width (SSE4.2) checks a chunk,
 /// then the transcoder converts it without checks, so the conversion reads
 /// bytes the validator just brought into L1.
 #[cfg(target_arch = "x86_64")]
@@ -318,8 +318,8 @@ fn utf8_to_utf16_scalar_out_of_line<T>(
     utf8_to_utf16_scalar(src, dst, unit)
 }
 
-/// Finishes [`utf8_to_utf16_run`] after the fused kernel stopped early at
-/// `p`. At an error, locates it exactly. Out of room (`src[..p.read]` valid
+/// Finishes [`utf8_to_utf16_run`] after the fused kernel of `engine`
+/// (AVX-512 or AVX2) stopped early at `p`. At an error, locates it exactly. Out of room (`src[..p.read]` valid
 /// and converted): checks the rest (an error there is the input's error),
 /// converts what still fits and counts the units of the rest.
 #[cfg(target_arch = "x86_64")]
@@ -702,7 +702,7 @@ pub fn valid_utf8_to_utf16_into(
 /// `out`), otherwise [`TranscodeError::BufferTooSmall`] if `out` is too
 /// short; `out` then holds as much of the output as fits.
 ///
-/// With AVX-512 the input is validated and converted in one pass.
+/// With AVX-512 or AVX2 the input is validated and converted in one pass.
 ///
 /// # Example
 ///

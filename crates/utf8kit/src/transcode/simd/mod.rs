@@ -8,9 +8,10 @@
 //! and stores that touch exactly the bytes they may. Either way every
 //! result is the scalar kernel's result.
 //!
-//! One kernel also validates: `utf16_fused_avx512` checks UTF-8 with the
-//! validator's lookup rules in the same loop that converts it to UTF-16,
-//! and hands the exact error back to the validator's scalar rescan.
+//! Two kernels also validate: `utf16_fused_avx512` and
+//! `utf8_to_utf16_avx2` check UTF-8 with the validator's lookup rules in
+//! the same loop that converts it to UTF-16, and hand the exact error back
+//! to the validator's scalar rescan.
 //!
 //! [`Engine`] is the transcoder a [`Kernel`] maps to: the AVX-512
 //! transcoders need VBMI2 (byte and word compress) on top of what

@@ -481,7 +481,7 @@ unsafe fn ascii_run<const BE: bool>(
     // SAFETY: `o + 32 <= cap`.
     unsafe { widen::<BE>(v, dst.add(2 * o)) };
     let at = (dst as usize).wrapping_add(2 * o) % 32;
-    let skew = if at % 2 == 0 && at != 0 {
+    let skew = if at.is_multiple_of(2) && at != 0 {
         (32 - at) / 2
     } else {
         STEP
