@@ -1,7 +1,8 @@
 //! Every UTF-8 ⇄ UTF-16 kernel the CPU has, forced, agrees with std on
 //! native, LE and BE output, strict and lossy, with exactly-sized output
 //! buffers followed by a guard that must survive; so do the length
-//! functions and the character count.
+//! functions and the character count; and the dispatched conversion of a
+//! `&str` (no validation).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -20,6 +21,16 @@ fuzz_target!(|data: &[u8]| {
     let std_utf8 = String::from_utf16(&units).ok();
     let std_lossy = String::from_utf16_lossy(&units);
     let be_bytes: Vec<u8> = units.iter().flat_map(|u| u.to_be_bytes()).collect();
+
+    // UTF-8 → UTF-16 of a `&str` (the detected kernel, no validation).
+    if let (Ok(text), Some(expected)) = (core::str::from_utf8(data), &std_utf16) {
+        let n = expected.len();
+        let mut out = vec![0xA5A5_u16; n + 1];
+        assert_eq!(transcode::valid_utf8_to_utf16_into(text, &mut out[..n]), Ok(n));
+        assert_eq!(&out[..n], &expected[..]);
+        assert_eq!(out[n], 0xA5A5, "valid_utf8_to_utf16_into wrote past the output");
+        assert_eq!(&transcode::valid_utf8_to_utf16(text), expected);
+    }
 
     for kernel in Kernel::available() {
         // UTF-8 → UTF-16 (native units).

@@ -55,9 +55,46 @@
 //! too, and each makes one unit, which is subtracted) and the exact units
 //! copied out. Short inputs are only that.
 //!
+//! # Length
+//!
+//! [`utf16_len_from_utf8`] counts in byte lanes: each compare (-1 where
+//! true) is subtracted from a counter, two counters for the bytes that are
+//! not continuation bytes and two for the `F0..=FF` ones (64 bytes a
+//! step), summed by `vpsadbw` every 255 steps. (The older count did two
+//! `vpmovmskb` and two `popcnt` per 32 bytes: half the speed at 64 KiB.)
+//!
+//! # Cost
+//!
+//! Instructions per input byte (callgrind, 64 KiB, validating flavour;
+//! the older kernel, validator then converter, in brackets): Chinese,
+//! Japanese, Hindi, Korean, Arabic, Russian, Hebrew 3.18–3.20 (5.7–6.1),
+//! Emoji 4.5 (9.0), ASCII 0.52 (0.84). The flavour without checks: 2.47
+//! (4.8–5.2), Emoji 3.7 (8.1). A step without 4-byte leads is about 95
+//! instructions: some 23 for the check, 20 for the units, 30 for the
+//! packing (four table loads, two `pshufb`, four stores and the index and
+//! count arithmetic), the rest loads, masks and the loop; llvm-mca puts it
+//! at 16.5 cycles on Zen 3, bound by the 6-wide dispatch, so fewer
+//! instructions is what would make it faster.
+//!
 //! # Tried and dropped
 //!
-//! (Measurements in the commit history; see BENCHMARKS.md.)
+//! * Two steps per iteration (one test of both checks, one test of both
+//!   for 4-byte leads): 3.19 → 3.22 instructions per byte on the lipsum
+//!   files, Emoji 4.54 → 4.79 (register spills), and no faster in time.
+//! * ASCII runs aligned to 64-byte output lines rather than 32: the
+//!   harness's outputs are 32-byte aligned and its inputs 64-byte aligned,
+//!   so the skew to a 64-byte boundary put every other 32-byte load across
+//!   a cache line (0.87–0.96 ÷ simdutf on Latin at 64 KiB and 1 MiB, against
+//!   1.00–1.10 with 32). With an output 16 bytes off a line and an aligned
+//!   input, aligning measured 0.96–1.04× at 64 KiB (with an unaligned
+//!   input 1.12–1.20×).
+//! * Non-temporal stores for ASCII runs at 1 MiB of input: 0.41–0.58× (the
+//!   2 MiB output otherwise stays in L3).
+//! * `vpmovzxbw` (also with its load folded) instead of `vpunpck{l,h}bw`
+//!   and two lane permutes to widen ASCII, and a software prefetch of the
+//!   output 256 or 1024 bytes ahead: within ±5 % (the noise) at 64 KiB
+//!   and 1 MiB; ASCII at 1 MiB is bound by the L3 (about 10 GB/s here,
+//!   with or without anything above).
 
 use super::Progress;
 use super::utf16_avx2::{PACK, SWAP16};
