@@ -79,6 +79,15 @@
 //! at 16.5 cycles on Zen 3, bound by the 6-wide dispatch, so fewer
 //! instructions is what would make it faster.
 //!
+//! # Results
+//!
+//! Zen 3, 2026-11-26, a machine shared with other jobs (noise 20–100 %),
+//! ÷ `simdutf::convert_utf8_to_utf16le` (which validates too): geomean over
+//! the eight non-Latin lipsum files 1.6–2.2 at every size from 64 B to
+//! 1 MiB (the older kernel: 0.62–0.79 in the same conditions); the lowest
+//! rows Latin and ASCII at 64 KiB and 1 MiB, 1.02–1.14, where both are
+//! bound by the caches; ASCII and Latin at 64 MiB 1.58 and 1.34.
+//!
 //! # Tried and dropped
 //!
 //! * Two steps per iteration (one test of both checks, one test of both
@@ -87,10 +96,10 @@
 //! * ASCII runs aligned to 64-byte output lines rather than 32: the
 //!   harness's outputs are 32-byte aligned and its inputs 64-byte aligned,
 //!   so the skew to a 64-byte boundary put every other 32-byte load across
-//!   a cache line (0.87–0.96 ÷ simdutf on Latin at 64 KiB and 1 MiB, against
-//!   1.00–1.10 with 32). With an output 16 bytes off a line and an aligned
-//!   input, aligning measured 0.96–1.04× at 64 KiB (with an unaligned
-//!   input 1.12–1.20×).
+//!   a cache line: Latin at 64 KiB and 1 MiB 0.96 and 0.87 ÷ simdutf,
+//!   against 1.03–1.10 with 32 (several runs). With an output 16 bytes off
+//!   a line and an aligned input, aligning measured 0.96–1.04× at 64 KiB
+//!   (with an unaligned input 1.12–1.20×: microbenchmark).
 //! * `vpmovzxbw` (also with its load folded) instead of `vpunpck{l,h}bw`
 //!   and two lane permutes to widen ASCII, and a software prefetch of the
 //!   output 256 or 1024 bytes ahead: within ±5 % (the noise) at 64 KiB
