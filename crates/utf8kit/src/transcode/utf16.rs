@@ -14,7 +14,9 @@ use super::next_valid_chunk;
 use super::simd::utf16_fused_avx512::{self, Fused};
 use super::simd::{Engine, Progress};
 #[cfg(target_arch = "x86_64")]
-use super::simd::{utf16_avx2, utf16_avx512, utf16_len_avx512, utf16_sse41};
+use super::simd::{
+    utf16_avx2, utf16_avx512, utf16_len_avx512, utf16_sse41, utf16_to_utf8_avx2,
+};
 use super::step::{copy_ascii_word, decode_utf8, put, put_replacement, put_utf8};
 use super::{TranscodeError, Utf16Error, chunk_len, fit};
 use crate::validate::Splitter;
@@ -428,9 +430,9 @@ fn utf8_len_by<S: Unit16>(engine: Engine, be: bool, src: &[S], unit: impl Fn(S) 
             // SAFETY: as above, for `Engine::Avx2`.
             unsafe {
                 if be {
-                    utf16_avx2::utf8_len_from_utf16::<true>(ptr, len)
+                    utf16_to_utf8_avx2::utf8_len_from_utf16::<true>(ptr, len)
                 } else {
-                    utf16_avx2::utf8_len_from_utf16::<false>(ptr, len)
+                    utf16_to_utf8_avx2::utf8_len_from_utf16::<false>(ptr, len)
                 }
             }
         }
@@ -557,9 +559,9 @@ fn simd_utf16_to_utf8<S: Unit16>(
             // `src` is `2 * len` readable bytes, `dst` `cap` writable ones.
             let stop = unsafe {
                 if be {
-                    utf16_avx2::utf16_to_utf8::<true>(ptr, len, out, cap)
+                    utf16_to_utf8_avx2::utf16_to_utf8::<true>(ptr, len, out, cap)
                 } else {
-                    utf16_avx2::utf16_to_utf8::<false>(ptr, len, out, cap)
+                    utf16_to_utf8_avx2::utf16_to_utf8::<false>(ptr, len, out, cap)
                 }
             };
             (stop.progress, stop.window_end)
