@@ -466,14 +466,35 @@ fn utf16_to_utf8_run<S: Unit16, const LOSSY: bool>(
     if let Some(n) = short_utf16_to_utf8(engine, be, src, dst) {
         return Ok(n);
     }
+    let (p, window_end) = simd_utf16_to_utf8(engine, be, src, dst);
+    if p.read == src.len() {
+        // The kernel converted all of it (the common end).
+        return Ok(p.written);
+    }
+    utf16_to_utf8_rest::<S, LOSSY>(engine, be, src, dst, unit, p, window_end)
+}
+
+/// [`utf16_to_utf8_run`] after the first SIMD call stopped at `p` (before
+/// the block ending at `window_end` that has an unpaired surrogate, or at
+/// the end of its room): the scalar kernel, then SIMD again, in turn.
+#[inline(never)]
+fn utf16_to_utf8_rest<S: Unit16, const LOSSY: bool>(
+    engine: Engine,
+    be: bool,
+    src: &[S],
+    dst: &mut [u8],
+    unit: impl Fn(S) -> u16 + Copy,
+    mut p: Progress,
+    mut window_end: Option<usize>,
+) -> Result<usize, Utf16Error> {
     let mut i = 0;
     let mut o = 0;
     loop {
-        let rest = src.get(i..).unwrap_or_default();
-        let (p, window_end) =
-            simd_utf16_to_utf8(engine, be, rest, dst.get_mut(o..).unwrap_or_default());
         let start = i + p.read;
         o += p.written;
+        if start == src.len() {
+            return Ok(o);
+        }
         let end = window_end.map_or(src.len(), |e| i + e);
         let window = src.get(start..end).unwrap_or_default();
         let out = dst.get_mut(o..).unwrap_or_default();
@@ -488,6 +509,9 @@ fn utf16_to_utf8_run<S: Unit16, const LOSSY: bool>(
         if window_end.is_none() || i >= src.len() {
             return Ok(o);
         }
+        let rest = src.get(i..).unwrap_or_default();
+        (p, window_end) =
+            simd_utf16_to_utf8(engine, be, rest, dst.get_mut(o..).unwrap_or_default());
     }
 }
 

@@ -201,8 +201,9 @@ fn encode16<const SURR: bool>(u: __m256i) -> (__m256i, __m256i, u32, u32, u32) {
     if SURR {
         s = _mm256_blendv_epi8(s, _mm256_sub_epi16(u, _mm256_set1_epi16(0xD7C0u16 as i16)), high);
     }
-    let s = _mm256_and_si256(s, _mm256_set1_epi16(0x0FFC));
-    // Bytes [x, y] -> y + 64 * x: [u >> 12, u >> 6 & 3F].
+    // Bytes [x, y] -> y + 64 * x: [u >> 12, u >> 6 & 3F] (the two low
+    // bits of `x` land in bits 6 and 7 of the low byte, which the `E0`
+    // below sets anyway; no sum reaches the saturation).
     let bm = _mm256_or_si256(
         _mm256_maddubs_epi16(s, _mm256_set1_epi16(0x0140)),
         _mm256_set1_epi16(0xC0E0u16 as i16),
@@ -248,6 +249,42 @@ fn encode16<const SURR: bool>(u: __m256i) -> (__m256i, __m256i, u32, u32, u32) {
     let p0 = _mm256_shuffle_epi8(w0, rows(byte(0), byte(2)));
     let p1 = _mm256_shuffle_epi8(w1, rows(byte(1), byte(3)));
     (p0, p1, mask, h, l)
+}
+
+/// Whether the 16 units `u` are eight surrogate pairs: a high half in
+/// every even lane, a low half in every odd one.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn is_pairs(u: __m256i) -> bool {
+    let tags = _mm256_and_si256(u, _mm256_set1_epi16(0xFC00u16 as i16));
+    let pairs = _mm256_set1_epi32(0xDC00_D800u32 as i32);
+    _mm256_movemask_epi8(_mm256_cmpeq_epi16(tags, pairs)) == -1
+}
+
+/// The UTF-8 of the eight surrogate pairs `u` (see [`is_pairs`]), 4 bytes
+/// each: in each 32-bit lane (high half `h` low, low half `l` high) the
+/// scalar value `(h & 3FF) << 10 | (l & 3FF)` plus `10000`, spread into
+/// `F0 | c >> 18`, `80 | c >> 12 & 3F`, `80 | c >> 6 & 3F`, `80 | c & 3F`,
+/// in memory order.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn encode_pairs(u: __m256i) -> __m256i {
+    let ten = _mm256_set1_epi32(0x3FF);
+    let c = _mm256_add_epi32(
+        _mm256_or_si256(
+            _mm256_slli_epi32::<10>(_mm256_and_si256(u, ten)),
+            _mm256_and_si256(_mm256_srli_epi32::<16>(u), ten),
+        ),
+        _mm256_set1_epi32(0x1_0000),
+    );
+    let b0 = _mm256_srli_epi32::<18>(c);
+    let b1 = _mm256_and_si256(_mm256_srli_epi32::<4>(c), _mm256_set1_epi32(0x3F00));
+    let b2 = _mm256_and_si256(_mm256_slli_epi32::<10>(c), _mm256_set1_epi32(0x3F_0000));
+    let b3 = _mm256_and_si256(_mm256_slli_epi32::<24>(c), _mm256_set1_epi32(0x3F00_0000));
+    _mm256_or_si256(
+        _mm256_or_si256(_mm256_or_si256(b0, b1), _mm256_or_si256(b2, b3)),
+        _mm256_set1_epi32(0x8080_80F0u32 as i32),
+    )
 }
 
 /// Stores the four groups of [`encode16`] one after the other at `out`;
@@ -365,60 +402,117 @@ pub(crate) unsafe fn utf16_to_utf8<const BE: bool>(
     dst: *mut u8,
     cap: usize,
 ) -> Stop {
+    let not_ascii = _mm256_set1_epi16(0xFF80u16 as i16);
+    if (16..=32).contains(&len) && cap >= len {
+        // One or two blocks (the last one overlapping the first): when
+        // both are ASCII, two stores of exactly their bytes.
+        // SAFETY: units `0..16` and `len - 16..len` are readable.
+        let (a, b) = unsafe { (load16::<BE>(src), load16::<BE>(src.add(2 * len - 32))) };
+        if _mm256_testz_si256(_mm256_or_si256(a, b), not_ascii) != 0 {
+            let pack = |v: __m256i| {
+                _mm_packus_epi16(_mm256_castsi256_si128(v), _mm256_extracti128_si256::<1>(v))
+            };
+            // SAFETY: bytes `0..16` and `len - 16..len` of the `cap`.
+            unsafe {
+                _mm_storeu_si128(dst.cast(), pack(a));
+                _mm_storeu_si128(dst.add(len - 16).cast(), pack(b));
+            }
+            return Stop::new(len, len, None);
+        }
+    }
     let mut i = 0;
     let mut o = 0;
-    let not_ascii = _mm256_set1_epi16(0xFF80u16 as i16);
     let not_small = _mm256_set1_epi16(0xF800u16 as i16);
-    // Blocks whose stores may leave don't-care bytes after their output:
-    // 16 more units follow, whose output (16 bytes or more) overwrites them.
-    // Invariants: `i <= len`, `o <= cap`, `i` not inside a pair.
-    while len - i >= 32 && cap - o >= ROOM {
-        // SAFETY: units `i..i + 16` are readable.
-        let u = unsafe { load16::<BE>(src.add(2 * i)) };
-        // SAFETY: `o + ROOM <= cap`.
+    let surrogate = _mm256_set1_epi16(0xD800u16 as i16);
+    // Steps of 32 units whose stores may leave don't-care bytes after
+    // their output: 16 more units follow, whose output (16 bytes or more)
+    // overwrites them. Invariants: `i <= len`, `o <= cap`, `i` not inside a
+    // pair.
+    while len - i >= 48 && cap - o >= 2 * ROOM {
+        // SAFETY: units `i..i + 32` are readable.
+        let (u, v) = unsafe {
+            (
+                load16::<BE>(src.add(2 * i)),
+                load16::<BE>(src.add(2 * i + 32)),
+            )
+        };
+        // SAFETY: `o + 2 * ROOM <= cap`.
         let out = unsafe { dst.add(o) };
-        if _mm256_testz_si256(u, not_ascii) != 0 {
-            let bytes = _mm_packus_epi16(_mm256_castsi256_si128(u), _mm256_extracti128_si256::<1>(u));
-            // SAFETY: 16 of the `ROOM` writable bytes.
-            unsafe { _mm_storeu_si128(out.cast(), bytes) };
-            i += 16;
-            o += 16;
-            // More ASCII: 32 units a step while they last (each step stores
-            // exactly its output).
-            while len - i >= 32 && cap - o >= 32 {
-                // SAFETY: units `i..i + 32` are readable.
-                let (a, b) = unsafe {
+        let both = _mm256_or_si256(u, v);
+        if _mm256_testz_si256(both, not_ascii) != 0 {
+            let bytes = _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_packus_epi16(u, v));
+            // SAFETY: 32 of the writable bytes.
+            unsafe { _mm256_storeu_si256(out.cast(), bytes) };
+            i += 32;
+            o += 32;
+            // More ASCII: 64 units a step while they last (each step
+            // stores exactly its output).
+            while len - i >= 64 && cap - o >= 64 {
+                // SAFETY: units `i..i + 64` are readable.
+                let (a, b, c, d) = unsafe {
+                    let q = src.add(2 * i);
                     (
-                        load16::<BE>(src.add(2 * i)),
-                        load16::<BE>(src.add(2 * i + 32)),
+                        load16::<BE>(q),
+                        load16::<BE>(q.add(32)),
+                        load16::<BE>(q.add(64)),
+                        load16::<BE>(q.add(96)),
                     )
                 };
-                if _mm256_testz_si256(_mm256_or_si256(a, b), not_ascii) == 0 {
+                let all = _mm256_or_si256(_mm256_or_si256(a, b), _mm256_or_si256(c, d));
+                if _mm256_testz_si256(all, not_ascii) == 0 {
                     break;
                 }
-                let bytes = _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_packus_epi16(a, b));
-                // SAFETY: `o + 32 <= cap`.
-                unsafe { _mm256_storeu_si256(dst.add(o).cast(), bytes) };
-                i += 32;
-                o += 32;
+                let ab = _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_packus_epi16(a, b));
+                let cd = _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_packus_epi16(c, d));
+                // SAFETY: `o + 64 <= cap`.
+                unsafe {
+                    _mm256_storeu_si256(dst.add(o).cast(), ab);
+                    _mm256_storeu_si256(dst.add(o + 32).cast(), cd);
+                }
+                i += 64;
+                o += 64;
             }
             continue;
         }
-        if _mm256_testz_si256(u, not_small) != 0 {
-            // SAFETY: `ROOM` writable bytes at `out`.
-            o += unsafe { two_byte(u, out) };
-            i += 16;
+        if _mm256_testz_si256(both, not_small) != 0 {
+            // SAFETY: `2 * ROOM` writable bytes at `out`, each call's
+            // within `ROOM` of its start.
+            unsafe {
+                let n = two_byte(u, out);
+                o += n + two_byte(v, out.add(n));
+            }
+            i += 32;
             continue;
         }
-        let surrogates = _mm256_cmpeq_epi16(
-            _mm256_and_si256(u, not_small),
-            _mm256_set1_epi16(0xD800u16 as i16),
+        let surrogates = _mm256_or_si256(
+            _mm256_cmpeq_epi16(_mm256_and_si256(u, not_small), surrogate),
+            _mm256_cmpeq_epi16(_mm256_and_si256(v, not_small), surrogate),
         );
         if _mm256_testz_si256(surrogates, surrogates) != 0 {
             let (p0, p1, mask, _, _) = encode16::<false>(u);
-            // SAFETY: `ROOM` writable bytes at `out`.
-            o += unsafe { store4(p0, p1, mask, out) };
-            i += 16;
+            let (q0, q1, mask2, _, _) = encode16::<false>(v);
+            // SAFETY: as above.
+            unsafe {
+                let n = store4(p0, p1, mask, out);
+                o += n + store4(q0, q1, mask2, out.add(n));
+            }
+            i += 32;
+            continue;
+        }
+        if is_pairs(u) {
+            // Eight surrogate pairs (and eight more if the next 16 units are
+            // too): 32 or 64 bytes.
+            let more = is_pairs(v);
+            // SAFETY: 32 or 64 of the writable bytes at `out`.
+            unsafe {
+                _mm256_storeu_si256(out.cast(), encode_pairs(u));
+                if more {
+                    _mm256_storeu_si256(out.add(32).cast(), encode_pairs(v));
+                }
+            }
+            let (read, written) = if more { (32, 64) } else { (16, 32) };
+            i += read;
+            o += written;
             continue;
         }
         let (p0, p1, mask, h, l) = encode16::<true>(u);
@@ -436,6 +530,37 @@ pub(crate) unsafe fn utf16_to_utf8<const BE: bool>(
         i += 16 - last;
         o += n - 2 * last;
     }
+    // The same 16 units a step.
+    while len - i >= 32 && cap - o >= ROOM {
+        // SAFETY: units `i..i + 16` are readable.
+        let u = unsafe { load16::<BE>(src.add(2 * i)) };
+        // SAFETY: `o + ROOM <= cap`.
+        let out = unsafe { dst.add(o) };
+        if _mm256_testz_si256(u, not_ascii) != 0 {
+            let bytes = _mm_packus_epi16(_mm256_castsi256_si128(u), _mm256_extracti128_si256::<1>(u));
+            // SAFETY: 16 of the `ROOM` writable bytes.
+            unsafe { _mm_storeu_si128(out.cast(), bytes) };
+            i += 16;
+            o += 16;
+            continue;
+        }
+        if _mm256_testz_si256(u, not_small) != 0 {
+            // SAFETY: `ROOM` writable bytes at `out`.
+            o += unsafe { two_byte(u, out) };
+            i += 16;
+            continue;
+        }
+        let (p0, p1, mask, h, l) = encode16::<true>(u);
+        if l != h << 2 {
+            // SAFETY: `src` is `2 * len` readable bytes.
+            return Stop::new(i, o, Some(unsafe { window_end::<BE>(src, len, i) }));
+        }
+        // SAFETY: `ROOM` writable bytes at `out`.
+        let n = unsafe { store4(p0, p1, mask, out) };
+        let last = (h >> 30) as usize & 1;
+        i += 16 - last;
+        o += n - 2 * last;
+    }
     // SAFETY: the caller's promises, and the invariants above.
     unsafe { tail::<BE>(src, len, dst, cap, i, o) }
 }
@@ -448,7 +573,7 @@ pub(crate) unsafe fn utf16_to_utf8<const BE: bool>(
 ///
 /// As [`utf16_to_utf8`]; `i <= len`, `o <= cap`, `i` not inside a pair.
 #[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
-#[inline(never)]
+#[inline]
 unsafe fn tail<const BE: bool>(
     src: *const u8,
     len: usize,
@@ -457,13 +582,15 @@ unsafe fn tail<const BE: bool>(
     mut i: usize,
     mut o: usize,
 ) -> Stop {
-    let mut buf = [0u8; ROOM];
+    let not_ascii = _mm256_set1_epi16(0xFF80u16 as i16);
+    let mut buf = core::mem::MaybeUninit::<[u8; ROOM]>::uninit();
+    let buf = buf.as_mut_ptr().cast::<u8>();
     while len - i >= 16 {
         // SAFETY: units `i..i + 16` are readable.
         let u = unsafe { load16::<BE>(src.add(2 * i)) };
-        if _mm256_testz_si256(u, _mm256_set1_epi16(0xFF80u16 as i16)) != 0 {
+        if _mm256_testz_si256(u, not_ascii) != 0 {
             if cap - o < 16 {
-                break;
+                return Stop::new(i, o, None);
             }
             let bytes = _mm_packus_epi16(_mm256_castsi256_si128(u), _mm256_extracti128_si256::<1>(u));
             // SAFETY: `o + 16 <= cap`.
@@ -480,43 +607,56 @@ unsafe fn tail<const BE: bool>(
         let last = (h >> 30) as usize & 1;
         let n = 48 - mask.count_ones() as usize - 2 * last;
         if cap - o < n {
-            break;
+            return Stop::new(i, o, None);
         }
-        // SAFETY: `buf` is `ROOM` writable bytes; `n <= 48` of them are
-        // copied to `dst + o`, where `o + n <= cap`.
+        // SAFETY: `buf` is `ROOM` writable bytes, of which the first `n`
+        // (at most 48) are written first and copied to `dst + o`, where
+        // `o + n <= cap`.
         unsafe {
-            store4(p0, p1, mask, buf.as_mut_ptr());
-            copy_short(buf.as_ptr(), dst.add(o), n);
+            store4(p0, p1, mask, buf);
+            copy_short(buf, dst.add(o), n);
         }
         i += 16 - last;
         o += n;
     }
-    if i < len && len - i < 16 && len >= 16 {
-        // The block of the last 16 units, of which the first `skip` are
-        // converted already (their bytes are skipped).
-        let start = len - 16;
-        let skip = i - start;
-        // SAFETY: units `start..len` are readable.
-        let u = unsafe { load16::<BE>(src.add(2 * start)) };
-        let (p0, p1, mask, h, l) = encode16::<true>(u);
-        let live = !0u32 << (2 * skip);
-        let h = h & live;
-        if l & live != h << 2 || h >> 30 != 0 {
-            return Stop::new(i, o, Some(len));
-        }
-        let before = 3 * skip - (mask & !live).count_ones() as usize;
-        let n = 48 - mask.count_ones() as usize - before;
-        if cap - o >= n {
-            // SAFETY: as above; `before + n <= 48`.
-            unsafe {
-                store4(p0, p1, mask, buf.as_mut_ptr());
-                copy_short(buf.as_ptr().add(before), dst.add(o), n);
-            }
-            i = len;
-            o += n;
-        }
+    if i == len || len < 16 {
+        return Stop::new(i, o, None);
     }
-    Stop::new(i, o, None)
+    // The block of the last 16 units, of which the first `skip` are
+    // converted already (their bytes are skipped).
+    let start = len - 16;
+    let skip = i - start;
+    // SAFETY: units `start..len` are readable.
+    let u = unsafe { load16::<BE>(src.add(2 * start)) };
+    if _mm256_testz_si256(u, not_ascii) != 0 {
+        // All ASCII: the skipped units' `skip` bytes are just before `o`,
+        // written again.
+        if cap - o >= len - i {
+            let bytes = _mm_packus_epi16(_mm256_castsi256_si128(u), _mm256_extracti128_si256::<1>(u));
+            // SAFETY: `skip <= o` (each skipped unit made a byte or more)
+            // and `o - skip + 16 = o + len - i <= cap`.
+            unsafe { _mm_storeu_si128(dst.add(o - skip).cast(), bytes) };
+            return Stop::new(len, o + len - i, None);
+        }
+        return Stop::new(i, o, None);
+    }
+    let (p0, p1, mask, h, l) = encode16::<true>(u);
+    let live = !0u32 << (2 * skip);
+    let h = h & live;
+    if l & live != h << 2 || h >> 30 != 0 {
+        return Stop::new(i, o, Some(len));
+    }
+    let before = 3 * skip - (mask & !live).count_ones() as usize;
+    let n = 48 - mask.count_ones() as usize - before;
+    if cap - o < n {
+        return Stop::new(i, o, None);
+    }
+    // SAFETY: as above; `before + n <= 48`.
+    unsafe {
+        store4(p0, p1, mask, buf);
+        copy_short(buf.add(before), dst.add(o), n);
+    }
+    Stop::new(len, o + n, None)
 }
 
 /// The number of UTF-8 bytes the first `read` of `len` UTF-16 units at
@@ -597,4 +737,291 @@ fn sum_i16(v: __m256i) -> i64 {
     let s = _mm_add_epi32(s, _mm_shuffle_epi32::<0b01_00_11_10>(s));
     let s = _mm_add_epi32(s, _mm_shuffle_epi32::<0b10_11_00_01>(s));
     i64::from(_mm_cvtsi128_si32(s))
+}
+
+#[cfg(all(test, feature = "std"))]
+mod tests {
+    use super::*;
+    use std::string::String;
+    use std::vec::Vec;
+
+    /// Whether the CPU has the kernels' features.
+    fn supported() -> bool {
+        std::is_x86_feature_detected!("avx2")
+            && std::is_x86_feature_detected!("bmi1")
+            && std::is_x86_feature_detected!("bmi2")
+            && std::is_x86_feature_detected!("popcnt")
+    }
+
+    const GUARD: u8 = 0xA5;
+
+    /// The kernel alone on `units` (both byte orders) into `cap` bytes
+    /// followed by guards: what it wrote is std's UTF-8 of what it read, it
+    /// stops before (or inside the block of) the first unpaired surrogate
+    /// only, and it writes nothing past what it reports.
+    fn check_kernel(units: &[u16], cap: usize) -> usize {
+        let le: Vec<u8> = units.iter().flat_map(|u| u.to_le_bytes()).collect();
+        let be: Vec<u8> = units.iter().flat_map(|u| u.to_be_bytes()).collect();
+        let mut read = [0; 2];
+        for (k, bytes) in [le, be].iter().enumerate() {
+            let mut out = std::vec![GUARD; cap + 80];
+            // SAFETY: the CPU has the features (checked by the callers);
+            // `bytes` is `2 * units.len()` bytes, `out` `cap` and more.
+            let stop = unsafe {
+                if k == 1 {
+                    utf16_to_utf8::<true>(bytes.as_ptr(), units.len(), out.as_mut_ptr(), cap)
+                } else {
+                    utf16_to_utf8::<false>(bytes.as_ptr(), units.len(), out.as_mut_ptr(), cap)
+                }
+            };
+            let p = stop.progress;
+            assert!(p.read <= units.len() && p.written <= cap);
+            let want = String::from_utf16(&units[..p.read]).expect("converted a lone surrogate");
+            assert_eq!(&out[..p.written], want.as_bytes(), "{units:04X?}");
+            // Stopped early, it may leave don't-care bytes after its
+            // output, inside the room, for the scalar kernel to overwrite.
+            let end = if p.read == units.len() { p.written } else { cap };
+            assert!(
+                out[end..].iter().all(|&b| b == GUARD),
+                "wrote past {end} of {units:04X?}",
+            );
+            // It stops early only at an unpaired surrogate, for room, or
+            // for the scalar end (under 16 units).
+            match stop.window_end {
+                Some(end) => {
+                    assert!(end > p.read && end <= units.len());
+                    assert!(String::from_utf16(&units[p.read..end]).is_err());
+                }
+                None if units.len() >= 16 && p.read < units.len() => {
+                    let rest = String::from_utf16_lossy(&units[p.read..]).len();
+                    assert!(
+                        cap - p.written < rest,
+                        "stopped at {} of {units:04X?}",
+                        p.read
+                    );
+                }
+                None => {}
+            }
+            read[k] = p.read;
+        }
+        assert_eq!(read[0], read[1]);
+        read[0]
+    }
+
+    /// One unit of each kind the kernel tells apart, and both halves of
+    /// pairs with the payload bits that matter set and clear.
+    const KINDS: &[&[u16]] = &[
+        &[0x41],
+        &[0x7F],
+        &[0x80],
+        &[0x7FF],
+        &[0x800],
+        &[0x4E2D],
+        &[0xD7FF],
+        &[0xE000],
+        &[0xFFFF],
+        &[0xD800, 0xDC00],
+        &[0xDBFF, 0xDFFF],
+        &[0xD83D, 0xDE40],
+        &[0xDA6F, 0xDCBF],
+    ];
+
+    /// Every kind of unit at every offset of a 48-unit stretch of every
+    /// other kind, in every room from exact to ample: each path of the
+    /// main loops, the 16-unit loop and the end.
+    #[test]
+    fn every_kind_at_every_offset() {
+        if !supported() {
+            return;
+        }
+        for fill in KINDS {
+            for kind in KINDS {
+                for len in [16, 17, 31, 32, 33, 47, 48, 49, 64, 95, 96, 130] {
+                    for at in 0..len {
+                        let mut units: Vec<u16> = fill.iter().copied().cycle().take(len).collect();
+                        // A pair cut by the end or the insertion: drop its
+                        // high half.
+                        let mut put = |k: usize, u: u16| {
+                            if k < units.len() {
+                                units[k] = u;
+                            }
+                        };
+                        for (j, &u) in kind.iter().enumerate() {
+                            put(at + j, u);
+                        }
+                        let units = repaired(units);
+                        let need = String::from_utf16(&units).unwrap().len();
+                        for cap in [need, need + 1, need + 70, need.saturating_sub(1)] {
+                            check_kernel(&units, cap);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// `units` with every unpaired surrogate made ASCII.
+    fn repaired(mut units: Vec<u16>) -> Vec<u16> {
+        let mut k = 0;
+        while k < units.len() {
+            let u = units[k];
+            let next = units.get(k + 1).copied().unwrap_or(0);
+            if (0xD800..0xDC00).contains(&u) && (0xDC00..0xE000).contains(&next) {
+                k += 2;
+                continue;
+            }
+            if (0xD800..0xE000).contains(&u) {
+                units[k] = 0x3F;
+            }
+            k += 1;
+        }
+        units
+    }
+
+    /// An unpaired surrogate (either half, or a high half before a high
+    /// half) at every offset of texts of every kind: the kernel reads no
+    /// further than the block that has it, and the whole conversion reports
+    /// it at its index.
+    #[test]
+    fn unpaired_surrogate_at_every_offset() {
+        if !supported() {
+            return;
+        }
+        for fill in KINDS {
+            for lone in [&[0xD800u16][..], &[0xDFFF], &[0xDBFF, 0xDBFF], &[0xDC00, 0xDC00]] {
+                for len in [16, 31, 32, 48, 64, 100] {
+                    for at in 0..len {
+                        let mut units: Vec<u16> = fill.iter().copied().cycle().take(len).collect();
+                        if at > 0 && (0xD800..0xDC00).contains(&units[at - 1]) {
+                            // Do not cut a pair before the lone half.
+                            units[at - 1] = 0x61;
+                        }
+                        for (j, &u) in lone.iter().enumerate() {
+                            if at + j < len {
+                                units[at + j] = u;
+                            }
+                        }
+                        if at + lone.len() < len
+                            && (0xDC00..0xE000).contains(&units[at + lone.len()])
+                        {
+                            // Nor a pair after it.
+                            units[at + lone.len()] = 0x62;
+                        }
+                        let read = check_kernel(&units, 3 * len);
+                        assert!(read <= at, "read {read} past a lone half at {at}");
+                        let first = char::decode_utf16(units.iter().copied())
+                            .scan(0, |k, r| {
+                                let here = *k;
+                                *k += r.as_ref().map_or(1, |c| c.len_utf16());
+                                Some((here, r.is_err()))
+                            })
+                            .find_map(|(k, bad)| bad.then_some(k))
+                            .unwrap();
+                        let mut out = std::vec![0u8; 3 * len];
+                        let got = crate::transcode::utf16_to_utf8_with(
+                            crate::Kernel::Avx2,
+                            &units,
+                            &mut out,
+                        );
+                        match got {
+                            Some(Err(crate::transcode::TranscodeError::Invalid(e))) => {
+                                assert_eq!(e.index(), first, "{units:04X?}")
+                            }
+                            other => panic!("{other:?} for {units:04X?}"),
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Every surrogate pair, in long runs (the pairs path) and shifted by
+    /// one unit (the general path), both byte orders.
+    #[test]
+    fn every_surrogate_pair() {
+        if !supported() {
+            return;
+        }
+        for shift in [0, 1, 7] {
+            let mut units: Vec<u16> = std::vec![0x61; shift];
+            for high in 0xD800..0xDC00u16 {
+                for low in 0xDC00..0xE000u16 {
+                    units.push(high);
+                    units.push(low);
+                }
+            }
+            let want = String::from_utf16(&units).unwrap();
+            for big in [false, true] {
+                let bytes: Vec<u8> = units
+                    .iter()
+                    .flat_map(|u| if big { u.to_be_bytes() } else { u.to_le_bytes() })
+                    .collect();
+                let mut out = std::vec![0u8; want.len()];
+                // SAFETY: as in `check_kernel`.
+                let stop = unsafe {
+                    if big {
+                        utf16_to_utf8::<true>(bytes.as_ptr(), units.len(), out.as_mut_ptr(), out.len())
+                    } else {
+                        utf16_to_utf8::<false>(bytes.as_ptr(), units.len(), out.as_mut_ptr(), out.len())
+                    }
+                };
+                assert_eq!(stop.progress.read, units.len(), "{shift} {big}");
+                assert_eq!(out, want.as_bytes(), "{shift} {big}");
+            }
+        }
+    }
+
+    /// Every unit that is not a surrogate, in order (mixed blocks of every
+    /// length class), from several offsets.
+    #[test]
+    fn every_unit() {
+        if !supported() {
+            return;
+        }
+        let all: Vec<u16> = (0..=0xFFFFu16)
+            .filter(|u| !(0xD800..0xE000).contains(u))
+            .collect();
+        for shift in 0..4 {
+            let units = &all[shift..];
+            let want = String::from_utf16(units).unwrap();
+            let mut out = std::vec![0u8; want.len()];
+            // SAFETY: as in `check_kernel`.
+            let stop = unsafe {
+                utf16_to_utf8::<false>(units.as_ptr().cast(), units.len(), out.as_mut_ptr(), out.len())
+            };
+            assert_eq!(stop.progress.read, units.len());
+            assert_eq!(out, want.as_bytes());
+        }
+    }
+
+    /// The length function against std, on every kind of text and on lone
+    /// surrogates, with pairs split across its blocks.
+    #[test]
+    fn utf8_len_agrees_with_std() {
+        if !supported() {
+            return;
+        }
+        for fill in KINDS {
+            for kind in KINDS {
+                for len in [17, 33, 64, 100] {
+                    for at in 0..len {
+                        let mut units: Vec<u16> = fill.iter().copied().cycle().take(len).collect();
+                        for (j, &u) in kind.iter().enumerate() {
+                            if at + j < len {
+                                units[at + j] = u;
+                            }
+                        }
+                        for units in [units.clone(), repaired(units)] {
+                            let bytes: Vec<u8> = units.iter().flat_map(|u| u.to_le_bytes()).collect();
+                            // SAFETY: the CPU has the features; `bytes` is
+                            // `2 * units.len()` bytes.
+                            let (read, n) = unsafe { utf8_len_from_utf16::<false>(bytes.as_ptr(), units.len()) };
+                            let rest = String::from_utf16_lossy(&units[read..]).len();
+                            assert_eq!(n + rest, String::from_utf16_lossy(&units).len(), "{units:04X?}");
+                        }
+                    }
+                }
+            }
+        }
+    }
 }
