@@ -5,6 +5,11 @@
 use super::utf16_avx512::Stop;
 use core::arch::x86_64::*;
 
+/// A table whose rows start on cache-line boundaries (no row load splits
+/// across two lines).
+#[repr(align(64))]
+struct Rows<T>(T);
+
 /// `pshufb` indices that pack eight 16-bit lanes, each holding a unit below
 /// `800` as its UTF-8 (a 2-byte lane: the continuation byte low, the lead
 /// high; an ASCII lane: the character low), to the start: index bit `k` is
@@ -32,7 +37,7 @@ const fn pack12_table() -> [[u8; 16]; 256] {
     table
 }
 
-static PACK12: [[u8; 16]; 256] = pack12_table();
+static PACK12: Rows<[[u8; 16]; 256]> = Rows(pack12_table());
 
 /// `pshufb` indices that pack the UTF-8 of four units, each spread over a
 /// 32-bit lane (bytes `[a, l, b, m]`, see [`encode16`]), to the start. Bits
@@ -69,7 +74,7 @@ const fn pack123_table() -> [[u8; 16]; 256] {
     table
 }
 
-static PACK123: [[u8; 16]; 256] = pack123_table();
+static PACK123: Rows<[[u8; 16]; 256]> = Rows(pack123_table());
 
 /// `pshufb` indices swapping the bytes of each 16-bit lane (UTF-16BE).
 static SWAP16: [u8; 16] = [1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14];
@@ -138,7 +143,7 @@ unsafe fn two_byte(u: __m256i, out: *mut u8) -> usize {
     // Byte 0: lanes 0–7 ASCII, byte 2: lanes 8–15.
     let m = _mm256_movemask_epi8(_mm256_packs_epi16(ascii, ascii)) as u32;
     let (lo, hi) = (m & 0xFF, (m >> 16) & 0xFF);
-    let packed = _mm256_shuffle_epi8(v, rows(&PACK12[lo as usize], &PACK12[hi as usize]));
+    let packed = _mm256_shuffle_epi8(v, rows(&PACK12.0[lo as usize], &PACK12.0[hi as usize]));
     let n0 = 16 - lo.count_ones() as usize;
     let n1 = 16 - hi.count_ones() as usize;
     // SAFETY: 16 bytes at `out` and at `out + n0` (at most 16): inside the
@@ -245,10 +250,208 @@ fn encode16<const SURR: bool>(u: __m256i) -> (__m256i, __m256i, u32, u32, u32) {
     };
     let w0 = _mm256_unpacklo_epi16(al, bm);
     let w1 = _mm256_unpackhi_epi16(al, bm);
-    let byte = |j: u32| &PACK123[((mask >> (8 * j)) & 0xFF) as usize];
+    let (p0, p1) = pack16(w0, w1, mask);
+    (p0, p1, mask, h, l)
+}
+
+/// The spread lanes of [`encode16`] (units 0–3 and 8–11 in `w0`, 4–7 and
+/// 12–15 in `w1`), packed by the class mask `mask`.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn pack16(w0: __m256i, w1: __m256i, mask: u32) -> (__m256i, __m256i) {
+    let byte = |j: u32| &PACK123.0[((mask >> (8 * j)) & 0xFF) as usize];
     let p0 = _mm256_shuffle_epi8(w0, rows(byte(0), byte(2)));
     let p1 = _mm256_shuffle_epi8(w1, rows(byte(1), byte(3)));
-    (p0, p1, mask, h, l)
+    (p0, p1)
+}
+
+/// The ASCII and below-`800` masks of the 16 units `u`.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn classes(u: __m256i) -> (__m256i, __m256i) {
+    let zero = _mm256_setzero_si256();
+    (
+        _mm256_cmpeq_epi16(
+            _mm256_and_si256(u, _mm256_set1_epi16(0xFF80u16 as i16)),
+            zero,
+        ),
+        _mm256_cmpeq_epi16(
+            _mm256_and_si256(u, _mm256_set1_epi16(0xF800u16 as i16)),
+            zero,
+        ),
+    )
+}
+
+/// `[a, l]` of every unit of `u` (see [`encode16`]).
+#[target_feature(enable = "avx2")]
+#[inline]
+fn lanes_al(u: __m256i) -> __m256i {
+    // SAFETY: `DUP_LOW` is 16 readable bytes.
+    let dup = unsafe { _mm256_broadcastsi128_si256(_mm_loadu_si128(DUP_LOW.as_ptr().cast())) };
+    _mm256_or_si256(
+        _mm256_and_si256(_mm256_shuffle_epi8(u, dup), _mm256_set1_epi16(0x3F7F)),
+        _mm256_set1_epi16(0x8000u16 as i16),
+    )
+}
+
+/// `[b, m]` of every unit of `u` with `m = C0 | …` (see [`encode16`]),
+/// before the flip of the units from `800` on to `80 | …`.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn lanes_bm(u: __m256i) -> __m256i {
+    _mm256_or_si256(
+        _mm256_maddubs_epi16(_mm256_srli_epi16::<4>(u), _mm256_set1_epi16(0x0140)),
+        _mm256_set1_epi16(0xC0E0u16 as i16),
+    )
+}
+
+/// [`encode16`] up to the packing, for units without surrogates, given
+/// their [`classes`]: the spread lanes and the class mask.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn spread16(u: __m256i, ascii: __m256i, small: __m256i) -> (__m256i, __m256i, u32) {
+    let al = lanes_al(u);
+    let bm = _mm256_xor_si256(
+        lanes_bm(u),
+        _mm256_andnot_si256(small, _mm256_set1_epi16(0x4000)),
+    );
+    let mask = _mm256_movemask_epi8(_mm256_blendv_epi8(
+        ascii,
+        small,
+        _mm256_set1_epi16(0xFF00u16 as i16),
+    )) as u32;
+    (
+        _mm256_unpacklo_epi16(al, bm),
+        _mm256_unpackhi_epi16(al, bm),
+        mask,
+    )
+}
+
+/// `pshufb` indices that pack the UTF-8 of two groups of four units, each
+/// an ASCII character or 3 bytes, spread over 32-bit lanes as by
+/// [`encode16`], in the two halves of a register: bit `k` of the index
+/// (`k < 4`: the low half's lane `k`; else the high half's lane `k - 4`)
+/// is set if the unit is ASCII (byte `a`), else it gives `b`, `m`, `l`.
+const fn pack13_table() -> [[u8; 32]; 256] {
+    let mut table = [[0x80u8; 32]; 256];
+    let mut index = 0;
+    while index < 256 {
+        let mut half = 0;
+        while half < 2 {
+            let mut out = 0;
+            let mut lane = 0;
+            while lane < 4 {
+                let base = 4 * lane as u8;
+                if index & (1 << (4 * half + lane)) != 0 {
+                    table[index][16 * half + out] = base;
+                    out += 1;
+                } else {
+                    table[index][16 * half + out] = base + 2;
+                    table[index][16 * half + out + 1] = base + 3;
+                    table[index][16 * half + out + 2] = base + 1;
+                    out += 3;
+                }
+                lane += 1;
+            }
+            half += 1;
+        }
+        index += 1;
+    }
+    table
+}
+
+static PACK13: Rows<[[u8; 32]; 256]> = Rows(pack13_table());
+
+/// Writes the UTF-8 of 16 units that are each ASCII or 3 bytes long (no
+/// unit in `80..800`, no surrogate; `ascii` their ASCII mask) at `out`;
+/// returns its length. The lanes are those of [`encode16`] (no flip: no
+/// 2-byte lead), packed with [`PACK13`], whose rows index both halves of a
+/// register at once.
+///
+/// # Safety
+///
+/// 64 bytes at `out` are writable.
+#[target_feature(enable = "avx2,popcnt")]
+#[inline]
+unsafe fn one_or_three(u: __m256i, ascii: __m256i, out: *mut u8) -> usize {
+    let al = lanes_al(u);
+    let bm = _mm256_xor_si256(lanes_bm(u), _mm256_set1_epi16(0x4000));
+    let w0 = _mm256_unpacklo_epi16(al, bm);
+    let w1 = _mm256_unpackhi_epi16(al, bm);
+    // The ASCII bits of units 0–3 and 8–11 (`w0`'s) in byte 0, of 4–7 and
+    // 12–15 (`w1`'s) in byte 2 (bytes 1 and 3 repeat them).
+    let ascii = _mm256_permute4x64_epi64::<0b11_01_10_00>(ascii);
+    let m = _mm256_movemask_epi8(_mm256_packs_epi16(ascii, ascii)) as u32;
+    if m == 0 {
+        // SAFETY: the caller's promise.
+        unsafe { store_threes(w0, w1, out) };
+        return 48;
+    }
+    let (i0, i1) = (m & 0xFF, (m >> 16) & 0xFF);
+    // SAFETY: the rows are 32 readable bytes.
+    let (t0, t1) = unsafe {
+        (
+            _mm256_loadu_si256(PACK13.0[i0 as usize].as_ptr().cast()),
+            _mm256_loadu_si256(PACK13.0[i1 as usize].as_ptr().cast()),
+        )
+    };
+    let p0 = _mm256_shuffle_epi8(w0, t0);
+    let p1 = _mm256_shuffle_epi8(w1, t1);
+    let n0 = 12 - 2 * (i0 & 0xF).count_ones() as usize;
+    let n1 = 12 - 2 * (i1 & 0xF).count_ones() as usize;
+    let n2 = 12 - 2 * (i0 >> 4).count_ones() as usize;
+    // SAFETY: the stores end at most 36 + 16 bytes from `out`.
+    unsafe {
+        _mm_storeu_si128(out.cast(), _mm256_castsi256_si128(p0));
+        let out = out.add(n0);
+        _mm_storeu_si128(out.cast(), _mm256_castsi256_si128(p1));
+        let out = out.add(n1);
+        _mm_storeu_si128(out.cast(), _mm256_extracti128_si256::<1>(p0));
+        let out = out.add(n2);
+        _mm_storeu_si128(out.cast(), _mm256_extracti128_si256::<1>(p1));
+    }
+    48 - m.count_ones() as usize
+}
+
+/// Packs and stores the UTF-8 of 16 units spread by [`spread16`] at
+/// `out`; returns its length. All 3 bytes (CJK) take fixed indices.
+///
+/// # Safety
+///
+/// 64 bytes at `out` are writable.
+#[target_feature(enable = "avx2,popcnt")]
+#[inline]
+unsafe fn store16(w0: __m256i, w1: __m256i, mask: u32, out: *mut u8) -> usize {
+    if mask == 0 {
+        // SAFETY: the caller's promise.
+        unsafe { store_threes(w0, w1, out) };
+        48
+    } else {
+        let (p0, p1) = pack16(w0, w1, mask);
+        // SAFETY: the caller's promise.
+        unsafe { store4(p0, p1, mask, out) }
+    }
+}
+
+/// Stores the UTF-8 of 16 3-byte units spread by [`spread16`]: 48 bytes
+/// at `out`, by four 16-byte stores 12 bytes apart.
+///
+/// # Safety
+///
+/// 52 bytes at `out` are writable.
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn store_threes(w0: __m256i, w1: __m256i, out: *mut u8) {
+    let index = rows(&PACK123.0[0], &PACK123.0[0]);
+    let p0 = _mm256_shuffle_epi8(w0, index);
+    let p1 = _mm256_shuffle_epi8(w1, index);
+    // SAFETY: the caller's promise.
+    unsafe {
+        _mm_storeu_si128(out.cast(), _mm256_castsi256_si128(p0));
+        _mm_storeu_si128(out.add(12).cast(), _mm256_castsi256_si128(p1));
+        _mm_storeu_si128(out.add(24).cast(), _mm256_extracti128_si256::<1>(p0));
+        _mm_storeu_si128(out.add(36).cast(), _mm256_extracti128_si256::<1>(p1));
+    }
 }
 
 /// Whether the 16 units `u` are eight surrogate pairs: a high half in
@@ -489,12 +692,24 @@ pub(crate) unsafe fn utf16_to_utf8<const BE: bool>(
             _mm256_cmpeq_epi16(_mm256_and_si256(v, not_small), surrogate),
         );
         if _mm256_testz_si256(surrogates, surrogates) != 0 {
-            let (p0, p1, mask, _, _) = encode16::<false>(u);
-            let (q0, q1, mask2, _, _) = encode16::<false>(v);
-            // SAFETY: as above.
-            unsafe {
-                let n = store4(p0, p1, mask, out);
-                o += n + store4(q0, q1, mask2, out.add(n));
+            let (au, su) = classes(u);
+            let (av, sv) = classes(v);
+            let twos = _mm256_or_si256(_mm256_xor_si256(au, su), _mm256_xor_si256(av, sv));
+            if _mm256_testz_si256(twos, twos) != 0 {
+                // No 2-byte unit (CJK, Indic, Hangul with spaces).
+                // SAFETY: as above.
+                unsafe {
+                    let n = one_or_three(u, au, out);
+                    o += n + one_or_three(v, av, out.add(n));
+                }
+            } else {
+                let (w0, w1, mask) = spread16(u, au, su);
+                let (x0, x1, mask2) = spread16(v, av, sv);
+                // SAFETY: as above.
+                unsafe {
+                    let n = store16(w0, w1, mask, out);
+                    o += n + store16(x0, x1, mask2, out.add(n));
+                }
             }
             i += 32;
             continue;
