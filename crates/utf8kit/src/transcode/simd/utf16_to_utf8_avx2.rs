@@ -877,11 +877,15 @@ unsafe fn tail<const BE: bool>(
 /// The number of UTF-8 bytes the first `read` of `len` UTF-16 units at
 /// `src` (little-endian, or big-endian if `BE`) convert to, unpaired
 /// surrogates counting 3; returns `(read, bytes)`, and the caller counts
-/// the rest with the scalar function. Every unit counts
-/// `3 - (< 80) - (< 800)`, and a high surrogate followed by a low one 2
-/// less (the pair's 4 bytes, with the low unit's 3), so a pair split
-/// between two blocks or the block and the tail counts right. The
-/// deductions add up in 16-bit lanes.
+/// the rest with the scalar function.
+///
+/// Every unit counts `1 + (>= 80) + (>= 800)`, less 1 if it is a
+/// surrogate (so a pair counts 4), in 16-bit lanes. A block with a
+/// surrogate also compares each unit's "high half" bit with the next
+/// unit's "low half" bit: every mismatch is one unpaired half, which counts
+/// one more; and a low half first in it is unpaired if the block before had
+/// no surrogate (or there is none). A low half at `read` is the scalar
+/// function's to count (the block before it may have counted one for it).
 ///
 /// # Safety
 ///
@@ -892,55 +896,81 @@ pub(crate) unsafe fn utf8_len_from_utf16<const BE: bool>(
     src: *const u8,
     len: usize,
 ) -> (usize, usize) {
+    let unit = |k: usize| {
+        // SAFETY: the callers below keep `k < len`.
+        let b = unsafe { src.add(2 * k).cast::<[u8; 2]>().read_unaligned() };
+        if BE {
+            u16::from_be_bytes(b)
+        } else {
+            u16::from_le_bytes(b)
+        }
+    };
+    let is_low = |u: u16| (0xDC00..0xE000).contains(&u);
     let zero = _mm256_setzero_si256();
+    let one = _mm256_set1_epi16(1);
     let tag = _mm256_set1_epi16(0xFC00u16 as i16);
     let mut i = 0;
-    let mut less = 0i64;
+    let mut n = 0i64;
+    // Whether the block before `i` compared its last unit with unit `i`.
+    let mut compared = false;
     while len - i >= 17 {
-        // Each lane loses at most 2 a step: flush before -32768.
+        // Each lane gains at most 2 a step: flush before 32768.
         let steps = ((len - i - 1) / 16).min(FLUSH);
         let mut acc = zero;
+        let mut unpaired = zero;
         for _ in 0..steps {
-            // SAFETY: units `i..i + 17` are readable.
-            let (v, next) = unsafe {
-                (
-                    load16::<BE>(src.add(2 * i)),
-                    load16::<BE>(src.add(2 * i + 2)),
-                )
-            };
-            // The compares are -1 where true.
-            let ascii = _mm256_cmpeq_epi16(
+            // SAFETY: units `i..i + 16` are readable.
+            let v = unsafe { load16::<BE>(src.add(2 * i)) };
+            let high5 = _mm256_and_si256(v, _mm256_set1_epi16(0xF800u16 as i16));
+            let two = _mm256_min_epu16(
                 _mm256_and_si256(v, _mm256_set1_epi16(0xFF80u16 as i16)),
-                zero,
+                one,
             );
-            let short = _mm256_cmpeq_epi16(
-                _mm256_and_si256(v, _mm256_set1_epi16(0xF800u16 as i16)),
-                zero,
-            );
-            let pair = _mm256_and_si256(
-                _mm256_cmpeq_epi16(
-                    _mm256_and_si256(v, tag),
-                    _mm256_set1_epi16(0xD800u16 as i16),
-                ),
-                _mm256_cmpeq_epi16(
-                    _mm256_and_si256(next, tag),
-                    _mm256_set1_epi16(0xDC00u16 as i16),
-                ),
-            );
+            let three = _mm256_min_epu16(high5, one);
+            // -1 where a surrogate.
+            let surrogate = _mm256_cmpeq_epi16(high5, _mm256_set1_epi16(0xD800u16 as i16));
+            // (One add into `acc` a step: its chain is the loop's.)
             acc = _mm256_add_epi16(
                 acc,
-                _mm256_add_epi16(_mm256_add_epi16(ascii, short), _mm256_add_epi16(pair, pair)),
+                _mm256_add_epi16(_mm256_add_epi16(two, three), surrogate),
             );
+            if _mm256_testz_si256(surrogate, surrogate) == 0 {
+                // A low half first, after a block without surrogates (or
+                // at the start), is unpaired.
+                if !compared && is_low(unit(i)) {
+                    n += 1;
+                }
+                // SAFETY: units `i + 1..i + 17` are readable.
+                let next = unsafe { load16::<BE>(src.add(2 * i + 2)) };
+                let mismatched = _mm256_xor_si256(
+                    _mm256_cmpeq_epi16(
+                        _mm256_and_si256(v, tag),
+                        _mm256_set1_epi16(0xD800u16 as i16),
+                    ),
+                    _mm256_cmpeq_epi16(
+                        _mm256_and_si256(next, tag),
+                        _mm256_set1_epi16(0xDC00u16 as i16),
+                    ),
+                );
+                unpaired = _mm256_sub_epi16(unpaired, mismatched);
+                compared = true;
+            } else {
+                compared = false;
+            }
             i += 16;
         }
-        less += sum_i16(acc);
+        n += i64::try_from(16 * steps).unwrap_or(0) + sum_i16(_mm256_add_epi16(acc, unpaired));
     }
-    // `less` is minus at most 2 per unit, so the sum is not negative.
-    (i, (3 * i as i64 + less) as usize)
+    if compared && is_low(unit(i)) {
+        // The last block counted one for the pair or the lone half at
+        // `i`, which the scalar function counts (as 3).
+        n -= 1;
+    }
+    (i, usize::try_from(n).unwrap_or(0))
 }
 
 /// Steps of 16 units between two flushes of the 16-bit counters of
-/// [`utf8_len_from_utf16`] (each loses at most 2 a step).
+/// [`utf8_len_from_utf16`] (each gains at most 2 a step).
 const FLUSH: usize = 16_000;
 
 /// The sum of the sixteen signed 16-bit lanes of `v`.
@@ -1216,9 +1246,10 @@ mod tests {
         if !supported() {
             return;
         }
+        let lone: &[&[u16]] = &[&[0xDC00], &[0xDBFF], &[0xDFFF, 0xD800]];
         for fill in KINDS {
-            for kind in KINDS {
-                for len in [17, 33, 64, 100] {
+            for kind in KINDS.iter().chain(lone) {
+                for len in [17, 31, 32, 33, 48, 64, 100] {
                     for at in 0..len {
                         let mut units: Vec<u16> = fill.iter().copied().cycle().take(len).collect();
                         for (j, &u) in kind.iter().enumerate() {
