@@ -382,11 +382,6 @@ unsafe fn one_or_three(u: __m256i, ascii: __m256i, out: *mut u8) -> usize {
     // 12–15 (`w1`'s) in byte 2 (bytes 1 and 3 repeat them).
     let ascii = _mm256_permute4x64_epi64::<0b11_01_10_00>(ascii);
     let m = _mm256_movemask_epi8(_mm256_packs_epi16(ascii, ascii)) as u32;
-    if m == 0 {
-        // SAFETY: the caller's promise.
-        unsafe { store_threes(w0, w1, out) };
-        return 48;
-    }
     let (i0, i1) = (m & 0xFF, (m >> 16) & 0xFF);
     // SAFETY: the rows are 32 readable bytes.
     let (t0, t1) = unsafe {
@@ -422,29 +417,25 @@ unsafe fn one_or_three(u: __m256i, ascii: __m256i, out: *mut u8) -> usize {
 #[target_feature(enable = "avx2,popcnt")]
 #[inline]
 unsafe fn store16(w0: __m256i, w1: __m256i, mask: u32, out: *mut u8) -> usize {
-    if mask == 0 {
-        // SAFETY: the caller's promise.
-        unsafe { store_threes(w0, w1, out) };
-        48
-    } else {
-        let (p0, p1) = pack16(w0, w1, mask);
-        // SAFETY: the caller's promise.
-        unsafe { store4(p0, p1, mask, out) }
-    }
+    let (p0, p1) = pack16(w0, w1, mask);
+    // SAFETY: the caller's promise.
+    unsafe { store4(p0, p1, mask, out) }
 }
 
-/// Stores the UTF-8 of 16 3-byte units spread by [`spread16`]: 48 bytes
-/// at `out`, by four 16-byte stores 12 bytes apart.
+/// Stores the UTF-8 of 16 3-byte units (`u`, from `800` on, no surrogate):
+/// 48 bytes at `out`, by four 16-byte stores 12 bytes apart.
 ///
 /// # Safety
 ///
 /// 52 bytes at `out` are writable.
 #[target_feature(enable = "avx2")]
 #[inline]
-unsafe fn store_threes(w0: __m256i, w1: __m256i, out: *mut u8) {
+unsafe fn store_threes(u: __m256i, out: *mut u8) {
+    let al = lanes_al(u);
+    let bm = _mm256_xor_si256(lanes_bm(u), _mm256_set1_epi16(0x4000));
     let index = rows(&PACK123.0[0], &PACK123.0[0]);
-    let p0 = _mm256_shuffle_epi8(w0, index);
-    let p1 = _mm256_shuffle_epi8(w1, index);
+    let p0 = _mm256_shuffle_epi8(_mm256_unpacklo_epi16(al, bm), index);
+    let p1 = _mm256_shuffle_epi8(_mm256_unpackhi_epi16(al, bm), index);
     // SAFETY: the caller's promise.
     unsafe {
         _mm_storeu_si128(out.cast(), _mm256_castsi256_si128(p0));
@@ -695,7 +686,16 @@ pub(crate) unsafe fn utf16_to_utf8<const BE: bool>(
             let (au, su) = classes(u);
             let (av, sv) = classes(v);
             let twos = _mm256_or_si256(_mm256_xor_si256(au, su), _mm256_xor_si256(av, sv));
-            if _mm256_testz_si256(twos, twos) != 0 {
+            let shorter = _mm256_or_si256(su, sv);
+            if _mm256_testz_si256(shorter, shorter) != 0 {
+                // All 3 bytes (CJK): fixed indices.
+                // SAFETY: 96 bytes (and 4 more) of the writable ones.
+                unsafe {
+                    store_threes(u, out);
+                    store_threes(v, out.add(48));
+                }
+                o += 96;
+            } else if _mm256_testz_si256(twos, twos) != 0 {
                 // No 2-byte unit (CJK, Indic, Hangul with spaces).
                 // SAFETY: as above.
                 unsafe {
