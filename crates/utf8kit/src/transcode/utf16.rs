@@ -14,9 +14,7 @@ use super::next_valid_chunk;
 use super::simd::utf16_fused_avx512::{self, Fused};
 use super::simd::{Engine, Progress};
 #[cfg(target_arch = "x86_64")]
-use super::simd::{
-    utf16_avx2, utf16_avx512, utf16_len_avx512, utf16_sse41, utf16_to_utf8_avx2,
-};
+use super::simd::{utf16_avx2, utf16_avx512, utf16_len_avx512, utf16_sse41, utf16_to_utf8_avx2};
 use super::step::{copy_ascii_word, decode_utf8, put, put_replacement, put_utf8};
 use super::{TranscodeError, Utf16Error, chunk_len, fit};
 use crate::validate::Splitter;

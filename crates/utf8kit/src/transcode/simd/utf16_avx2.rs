@@ -20,19 +20,19 @@
 //! left (the widest a step writes with whole-register stores) and leaves
 //! the rest to the scalar kernel. Stores past a step's output are
 //! overwritten by the output that follows: steps that make them run only
-//! while enough input is left (`TAIL8`, `TAIL16`), so a conversion that
+//! while enough input is left (`TAIL8`), so a conversion that
 //! succeeds leaves nothing written past its output.
 //!
 //! # UTF-16 → UTF-8
 //!
-//! 16 units per step. All-ASCII blocks (32 units when the next 16 are
-//! ASCII too) narrow with `vpackuswb`. A block with a surrogate (and the
-//! unit after it if it ends with the high half of a pair) is encoded with
-//! scalar code if its surrogates are paired, else left to the scalar
-//! kernel, which reports or replaces the unpaired one. Otherwise each unit
-//! is widened to a 32-bit lane that gets its 1-, 2- or 3-byte encoding from
-//! its low byte on, and each four lanes are packed by a `pshufb` from a
-//! table indexed by which lanes have 2 and which 3 bytes.
+//! The kernel and the UTF-8 length of UTF-16 are in
+//! [`utf16_to_utf8_avx2`](super::utf16_to_utf8_avx2). What stays here is
+//! shared with other kernels: [`encode8`] (each of 8 units widened to a
+//! 32-bit lane that gets its 1-, 2- or 3-byte encoding from its low byte
+//! on, each four lanes packed by a `pshufb` from [`UTF8_PACK`], indexed by
+//! which lanes have 2 and which 3 bytes; the UTF-32 kernel's) and
+//! [`surrogate_block`] (a block with surrogates encoded with scalar code;
+//! the SSE4.1 kernel's).
 
 use super::Progress;
 use core::arch::x86_64::*;
@@ -72,12 +72,6 @@ const STEP: usize = 32;
 /// more remain, which make at least 10 units, covering the 8 past the
 /// step's output its stores may touch.
 const TAIL8: usize = 48;
-
-/// Units left below which a UTF-16 → UTF-8 step that encodes in lanes is
-/// left to the scalar kernel: after it, 16 or more units remain, which make
-/// at least 16 bytes, covering the 16 past the step's output its stores may
-/// touch.
-const TAIL16: usize = 32;
 
 /// Swaps the bytes of every 16-bit lane if `BE`.
 #[target_feature(enable = "avx2")]
@@ -336,20 +330,6 @@ pub(crate) static UTF8_PACK: [[u8; 16]; 256] = utf8_pack_table();
 /// bytes, written by four 16-byte stores, the last at most 36 bytes in.
 pub(crate) const ROOM8: usize = 64;
 
-use super::utf16_avx512::Stop;
-
-/// Loads 16 units at `src` in native order (swapping bytes if `BE`).
-///
-/// # Safety
-///
-/// 32 bytes at `src` are readable.
-#[target_feature(enable = "avx2")]
-#[inline]
-unsafe fn load16<const BE: bool>(src: *const u8) -> __m256i {
-    // SAFETY: the caller's promise.
-    order256::<BE>(unsafe { _mm256_loadu_si256(src.cast()) })
-}
-
 /// Encodes 8 units (zero-extended to the 32-bit lanes of `u`, none a
 /// surrogate) as UTF-8 at `out`; returns the bytes written.
 ///
@@ -395,87 +375,6 @@ pub(crate) unsafe fn encode8(u: __m256i, out: *mut u8) -> usize {
         _mm_storeu_si128(out.add(n_lo).cast(), p_hi);
     }
     n_lo + n_hi
-}
-
-/// Converts UTF-16 (little-endian bytes, or big-endian if `BE`; `len` units
-/// at `src`) to UTF-8 at `dst` while 16 units and the room for a step
-/// remain, up to the first block of 16 units with an unpaired surrogate
-/// (which the scalar kernel converts: `window_end`).
-///
-/// # Safety
-///
-/// * The CPU supports the enabled features.
-/// * `src` is valid for reads of `2 * len` bytes.
-/// * `dst` is valid for writes of `cap` bytes.
-#[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
-pub(crate) unsafe fn utf16_to_utf8<const BE: bool>(
-    src: *const u8,
-    len: usize,
-    dst: *mut u8,
-    cap: usize,
-) -> Stop {
-    let mut i = 0;
-    let mut o = 0;
-    let not_ascii = _mm256_set1_epi16(0xFF80u16 as i16);
-    // Invariants: `i <= len`, `o <= cap`.
-    while len - i >= 16 && cap - o >= ROOM8 {
-        // SAFETY: units `i..i + 16` are readable.
-        let v = unsafe { load16::<BE>(src.add(2 * i)) };
-        // SAFETY: `o + ROOM8 <= cap`: 64 bytes at `out` are writable.
-        let out = unsafe { dst.add(o) };
-        if _mm256_testz_si256(v, not_ascii) != 0 {
-            if len - i >= 32 {
-                // SAFETY: units `i + 16..i + 32` are readable.
-                let w = unsafe { load16::<BE>(src.add(2 * i + 32)) };
-                if _mm256_testz_si256(w, not_ascii) != 0 {
-                    let bytes =
-                        _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_packus_epi16(v, w));
-                    // SAFETY: 32 of the 64 writable bytes.
-                    unsafe { _mm256_storeu_si256(out.cast(), bytes) };
-                    i += 32;
-                    o += 32;
-                    continue;
-                }
-            }
-            let bytes =
-                _mm_packus_epi16(_mm256_castsi256_si128(v), _mm256_extracti128_si256::<1>(v));
-            // SAFETY: 16 of the 64 writable bytes.
-            unsafe { _mm_storeu_si128(out.cast(), bytes) };
-            i += 16;
-            o += 16;
-            continue;
-        }
-        let surrogates = _mm256_cmpeq_epi16(
-            _mm256_and_si256(v, _mm256_set1_epi16(0xF800u16 as i16)),
-            _mm256_set1_epi16(0xD800u16 as i16),
-        );
-        if _mm256_testz_si256(surrogates, surrogates) == 0 {
-            // SAFETY: units `i..i + 16` are readable and 64 bytes at `out`
-            // are writable (above).
-            match unsafe { surrogate_block::<BE>(src, len, i, out) } {
-                Ok((end, w)) => {
-                    i = end;
-                    o += w;
-                }
-                Err(end) => return Stop::new(i, o, Some(end)),
-            }
-            continue;
-        }
-        // (See `TAIL16`.)
-        if len - i < TAIL16 {
-            break;
-        }
-        let lo = _mm256_cvtepu16_epi32(_mm256_castsi256_si128(v));
-        let hi = _mm256_cvtepu16_epi32(_mm256_extracti128_si256::<1>(v));
-        // SAFETY: the first call writes 28 bytes at `out`, the second 28
-        // at most 24 bytes on: inside the 64 writable bytes.
-        unsafe {
-            let n = encode8(lo, out);
-            o += n + encode8(hi, out.add(n));
-        }
-        i += 16;
-    }
-    Stop::new(i, o, None)
 }
 
 /// Encodes the block of 16 units at unit `i` (of `len` at `src`), which
@@ -558,59 +457,4 @@ pub(crate) unsafe fn utf16_len_from_utf8(bytes: &[u8]) -> usize {
         n += (leads.count_ones() + four.count_ones()) as usize;
     }
     n + crate::transcode::utf16_len_from_utf8(tail)
-}
-
-/// The number of UTF-8 bytes the first `read` of `len` UTF-16 units at
-/// `src` (little-endian, or big-endian if `BE`) convert to, unpaired
-/// surrogates counting 3; returns `(read, bytes)`, and the caller counts
-/// the rest with the scalar function. As in the AVX-512 count, every unit
-/// counts `1 + (>= 80) + (>= 800)` and a high surrogate followed by a low
-/// one 2 less (the pair's 4 bytes, with the low unit's 3), so a pair split
-/// between two blocks or the block and the tail counts right.
-///
-/// # Safety
-///
-/// * The CPU supports the enabled features.
-/// * `src` is valid for reads of `2 * len` bytes.
-#[target_feature(enable = "avx2,popcnt")]
-pub(crate) unsafe fn utf8_len_from_utf16<const BE: bool>(
-    src: *const u8,
-    len: usize,
-) -> (usize, usize) {
-    let zero = _mm256_setzero_si256();
-    let tag = _mm256_set1_epi16(0xFC00u16 as i16);
-    let mut i = 0;
-    let mut n = 0;
-    while len - i >= 17 {
-        // SAFETY: units `i..i + 17` are readable.
-        let (v, next) = unsafe {
-            (
-                load16::<BE>(src.add(2 * i)),
-                load16::<BE>(src.add(2 * i + 2)),
-            )
-        };
-        // Two mask bits per unit.
-        let ascii = _mm256_movemask_epi8(_mm256_cmpeq_epi16(
-            _mm256_and_si256(v, _mm256_set1_epi16(0xFF80u16 as i16)),
-            zero,
-        )) as u32;
-        let short = _mm256_movemask_epi8(_mm256_cmpeq_epi16(
-            _mm256_and_si256(v, _mm256_set1_epi16(0xF800u16 as i16)),
-            zero,
-        )) as u32;
-        let pairs = _mm256_movemask_epi8(_mm256_and_si256(
-            _mm256_cmpeq_epi16(
-                _mm256_and_si256(v, tag),
-                _mm256_set1_epi16(0xD800u16 as i16),
-            ),
-            _mm256_cmpeq_epi16(
-                _mm256_and_si256(next, tag),
-                _mm256_set1_epi16(0xDC00u16 as i16),
-            ),
-        )) as u32;
-        // 3 per unit, less 1 per unit below 80 and below 800, less 2 per pair.
-        n += 48 - (ascii.count_ones() + short.count_ones() + 2 * pairs.count_ones()) as usize / 2;
-        i += 16;
-    }
-    (i, n)
 }

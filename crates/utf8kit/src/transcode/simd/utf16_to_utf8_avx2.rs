@@ -1,6 +1,91 @@
-//! AVX2 UTF-16 → UTF-8, and the UTF-8 length of UTF-16.
+//! AVX2 UTF-16 → UTF-8, and the UTF-8 length of UTF-16 (AVX2, BMI1/2 and
+//! POPCNT).
 //!
-//! (Module documentation: see the end of the session.)
+//! # UTF-16 → UTF-8
+//!
+//! The main loop takes 32 units (two registers) a step and picks a path by
+//! what they hold:
+//!
+//! * all ASCII: `vpackuswb` and one 32-byte store, then 64 units a step
+//!   while they last;
+//! * no unit from `800` on (Latin, Greek, Cyrillic, Hebrew, Arabic…): per
+//!   register, each 16-bit lane gets its 2-byte encoding (`u << 2` blended
+//!   into the high byte, masked, marked) or stays ASCII, and one `vpshufb`
+//!   with a table row for each half ([`PACK12`], indexed by the 8-bit ASCII
+//!   mask) drops the second byte of the ASCII lanes; two 16-byte stores;
+//! * no surrogate: each unit gets bytes `[a, l]` in one 16-bit lane and
+//!   `[b, m]` in another (see [`encode16`]: `a` its ASCII byte, `l` the last
+//!   byte of a 2- or 3-byte character, `b` and `m` the lead and middle
+//!   bytes, from one `vpmaddubsw`), interleaved by `vpunpck{l,h}wd` into
+//!   the 32-bit lanes `[a, l, b, m]`, and each four lanes are packed by a
+//!   `vpshufb` to the bytes their classes take, four 16-byte stores each as
+//!   far on as the bytes before it. When no unit of the 32 is below `800`
+//!   (CJK) the indices are fixed and the stores 12 bytes apart; when none
+//!   is 2 bytes long (CJK, Indic, Hangul with ASCII spaces), the classes
+//!   take one bit, and one 32-byte row of [`PACK13`] (indexed by the ASCII
+//!   bits of units 0–3 and 8–11, or 4–7 and 12–15, put side by side by
+//!   `vpermq` and `vpacksswb`) packs both halves of a register; else the
+//!   classes take two bits and a 16-byte row of [`PACK123`] per four units;
+//! * eight surrogate pairs (emoji): each 32-bit lane holds a pair, whose
+//!   scalar value is computed and spread into its 4 bytes with shifts and
+//!   masks: one 32-byte store (and the next 16 units too if they are
+//!   pairs);
+//! * else (surrogates among other units): the lanes of the path without
+//!   surrogates, where each half of a pair writes two of its character's 4
+//!   bytes: the high half `F0 | c >> 18` and `80 | c >> 12 & 3F` (its `b`
+//!   and `m` computed from `u - D7C0` instead of `u >> 4`), the low half
+//!   `80 | c >> 6 & 3F` (its `m`, two bits of which come from the unit
+//!   before it) and `80 | c & 3F` (its `l`); the masks of the high and low
+//!   halves check that every low half follows a high one and every high
+//!   half but the last precedes a low one. A high half last waits for the
+//!   next step (its two bytes are overwritten); a block with an unpaired
+//!   half stops the kernel and is left to the scalar kernel (`window_end`),
+//!   which reports or replaces it at its exact index.
+//!
+//! The packed stores leave don't-care bytes after a step's output (at most
+//! 14), which the output that follows overwrites: such steps run while 16
+//! more units follow and the room for them is left. The last 16 to 47
+//! units go by blocks of 16 that are stored exactly (ASCII directly, others
+//! through a buffer and a few overlapping copies), then the units left as
+//! the end of the block of the last 16, whose first units' bytes (already
+//! written) are skipped. An input of 16 to 32 units that is all ASCII takes
+//! two overlapping stores; fewer than 16 units are the scalar kernel's.
+//!
+//! # The UTF-8 length of UTF-16
+//!
+//! [`utf8_len_from_utf16`]: `1 + (>= 80) + (>= 800) - surrogate` per unit
+//! in 16-bit counters (as if every surrogate were paired), and the pairing
+//! checked only in blocks that have a surrogate (see there).
+//!
+//! # Tried and dropped
+//!
+//! Ratios ÷ `simdutf::convert_utf16le_to_utf8` (64 KiB of the lipsum file,
+//! the dispatched function, minimum time of interleaved rounds, this Zen 3
+//! shared with other work: ±5 %).
+//!
+//! * The kernel this replaces (16 units a step, 32-bit lanes packed by
+//!   [`UTF8_PACK`](super::utf16_avx2::UTF8_PACK), surrogate blocks in scalar
+//!   code): Arabic 0.60, Chinese 0.72, Emoji 1.02, Korean 0.74, random 0.87.
+//! * 16 units a step for the paths above: Arabic 1.28, Korean 1.12; two
+//!   registers a step: 1.40, 1.16 (one set of tests and loop control for
+//!   both).
+//! * Encoding surrogate pairs through the general surrogate path only (no
+//!   pairs path): Emoji 3.0; with it 9 to 13.
+//! * The fixed-index path for all-3-byte blocks chosen per block of 16
+//!   (the class mask zero): Chinese 1.57, Japanese 1.44, but Hindi 1.15 and
+//!   Korean 1.10: the branch mispredicts where ASCII spaces come every
+//!   block or so. Without it (tables for every block) Hindi 1.25, Korean
+//!   1.21, Chinese 1.20. Chosen per 32 units on the below-`800` masks (not
+//!   the packed class masks): Chinese 1.65, Japanese 1.38, Hindi 1.23,
+//!   Korean 1.18.
+//! * The ASCII-or-3 rows (two groups a 32-byte row) against the 2-bit
+//!   classes of [`PACK123`] with `vinserti128` rows: 6 % fewer instructions
+//!   on Hindi (callgrind), 3–5 % faster.
+//! * The UTF-8 length with the pairing checked in every block (two loads
+//!   and 15 operations a block): 0.89 of `simdutf::utf8_length_from_utf16le`
+//!   (which counts every surrogate 2, right for valid input only); with a
+//!   branch per block but the counter updated three times a step (a 3-cycle
+//!   chain): 0.56; one add a step: 1.11–1.18.
 
 use super::utf16_avx512::Stop;
 use core::arch::x86_64::*;
@@ -204,7 +289,11 @@ fn encode16<const SURR: bool>(u: __m256i) -> (__m256i, __m256i, u32, u32, u32) {
     let low = _mm256_cmpeq_epi16(tag, _mm256_set1_epi16(0xDC00u16 as i16));
     let mut s = _mm256_srli_epi16::<4>(u);
     if SURR {
-        s = _mm256_blendv_epi8(s, _mm256_sub_epi16(u, _mm256_set1_epi16(0xD7C0u16 as i16)), high);
+        s = _mm256_blendv_epi8(
+            s,
+            _mm256_sub_epi16(u, _mm256_set1_epi16(0xD7C0u16 as i16)),
+            high,
+        );
     }
     // Bytes [x, y] -> y + 64 * x: [u >> 12, u >> 6 & 3F] (the two low
     // bits of `x` land in bits 6 and 7 of the low byte, which the `E0`
@@ -217,10 +306,7 @@ fn encode16<const SURR: bool>(u: __m256i) -> (__m256i, __m256i, u32, u32, u32) {
     if SURR {
         // Each unit's predecessor (0 before unit 0).
         let prev = _mm256_alignr_epi8::<14>(u, _mm256_permute2x128_si256::<0x08>(u, u));
-        let p = _mm256_andnot_si256(
-            _mm256_slli_epi16::<12>(prev),
-            _mm256_set1_epi16(0x3000),
-        );
+        let p = _mm256_andnot_si256(_mm256_slli_epi16::<12>(prev), _mm256_set1_epi16(0x3000));
         flip = _mm256_xor_si256(
             flip,
             _mm256_or_si256(
@@ -567,7 +653,9 @@ unsafe fn window_end<const BE: bool>(src: *const u8, len: usize, i: usize) -> us
         }
     };
     let end = (i + 16).min(len);
-    if end < len && (0xD800..0xDC00).contains(&unit(end - 1)) && (0xDC00..0xE000).contains(&unit(end))
+    if end < len
+        && (0xD800..0xDC00).contains(&unit(end - 1))
+        && (0xDC00..0xE000).contains(&unit(end))
     {
         end + 1
     } else {
@@ -752,7 +840,8 @@ pub(crate) unsafe fn utf16_to_utf8<const BE: bool>(
         // SAFETY: `o + ROOM <= cap`.
         let out = unsafe { dst.add(o) };
         if _mm256_testz_si256(u, not_ascii) != 0 {
-            let bytes = _mm_packus_epi16(_mm256_castsi256_si128(u), _mm256_extracti128_si256::<1>(u));
+            let bytes =
+                _mm_packus_epi16(_mm256_castsi256_si128(u), _mm256_extracti128_si256::<1>(u));
             // SAFETY: 16 of the `ROOM` writable bytes.
             unsafe { _mm_storeu_si128(out.cast(), bytes) };
             i += 16;
@@ -807,7 +896,8 @@ unsafe fn tail<const BE: bool>(
             if cap - o < 16 {
                 return Stop::new(i, o, None);
             }
-            let bytes = _mm_packus_epi16(_mm256_castsi256_si128(u), _mm256_extracti128_si256::<1>(u));
+            let bytes =
+                _mm_packus_epi16(_mm256_castsi256_si128(u), _mm256_extracti128_si256::<1>(u));
             // SAFETY: `o + 16 <= cap`.
             unsafe { _mm_storeu_si128(dst.add(o).cast(), bytes) };
             i += 16;
@@ -847,7 +937,8 @@ unsafe fn tail<const BE: bool>(
         // All ASCII: the skipped units' `skip` bytes are just before `o`,
         // written again.
         if cap - o >= len - i {
-            let bytes = _mm_packus_epi16(_mm256_castsi256_si128(u), _mm256_extracti128_si256::<1>(u));
+            let bytes =
+                _mm_packus_epi16(_mm256_castsi256_si128(u), _mm256_extracti128_si256::<1>(u));
             // SAFETY: `skip <= o` (each skipped unit made a byte or more)
             // and `o - skip + 16 = o + len - i <= cap`.
             unsafe { _mm_storeu_si128(dst.add(o - skip).cast(), bytes) };
@@ -1025,7 +1116,11 @@ mod tests {
             assert_eq!(&out[..p.written], want.as_bytes(), "{units:04X?}");
             // Stopped early, it may leave don't-care bytes after its
             // output, inside the room, for the scalar kernel to overwrite.
-            let end = if p.read == units.len() { p.written } else { cap };
+            let end = if p.read == units.len() {
+                p.written
+            } else {
+                cap
+            };
             assert!(
                 out[end..].iter().all(|&b| b == GUARD),
                 "wrote past {end} of {units:04X?}",
@@ -1133,7 +1228,12 @@ mod tests {
             return;
         }
         for fill in KINDS {
-            for lone in [&[0xD800u16][..], &[0xDFFF], &[0xDBFF, 0xDBFF], &[0xDC00, 0xDC00]] {
+            for lone in [
+                &[0xD800u16][..],
+                &[0xDFFF],
+                &[0xDBFF, 0xDBFF],
+                &[0xDC00, 0xDC00],
+            ] {
                 for len in [16, 31, 32, 48, 64, 100] {
                     for at in 0..len {
                         let mut units: Vec<u16> = fill.iter().copied().cycle().take(len).collect();
@@ -1199,15 +1299,31 @@ mod tests {
             for big in [false, true] {
                 let bytes: Vec<u8> = units
                     .iter()
-                    .flat_map(|u| if big { u.to_be_bytes() } else { u.to_le_bytes() })
+                    .flat_map(|u| {
+                        if big {
+                            u.to_be_bytes()
+                        } else {
+                            u.to_le_bytes()
+                        }
+                    })
                     .collect();
                 let mut out = std::vec![0u8; want.len()];
                 // SAFETY: as in `check_kernel`.
                 let stop = unsafe {
                     if big {
-                        utf16_to_utf8::<true>(bytes.as_ptr(), units.len(), out.as_mut_ptr(), out.len())
+                        utf16_to_utf8::<true>(
+                            bytes.as_ptr(),
+                            units.len(),
+                            out.as_mut_ptr(),
+                            out.len(),
+                        )
                     } else {
-                        utf16_to_utf8::<false>(bytes.as_ptr(), units.len(), out.as_mut_ptr(), out.len())
+                        utf16_to_utf8::<false>(
+                            bytes.as_ptr(),
+                            units.len(),
+                            out.as_mut_ptr(),
+                            out.len(),
+                        )
                     }
                 };
                 assert_eq!(stop.progress.read, units.len(), "{shift} {big}");
@@ -1232,7 +1348,12 @@ mod tests {
             let mut out = std::vec![0u8; want.len()];
             // SAFETY: as in `check_kernel`.
             let stop = unsafe {
-                utf16_to_utf8::<false>(units.as_ptr().cast(), units.len(), out.as_mut_ptr(), out.len())
+                utf16_to_utf8::<false>(
+                    units.as_ptr().cast(),
+                    units.len(),
+                    out.as_mut_ptr(),
+                    out.len(),
+                )
             };
             assert_eq!(stop.progress.read, units.len());
             assert_eq!(out, want.as_bytes());
@@ -1258,12 +1379,19 @@ mod tests {
                             }
                         }
                         for units in [units.clone(), repaired(units)] {
-                            let bytes: Vec<u8> = units.iter().flat_map(|u| u.to_le_bytes()).collect();
+                            let bytes: Vec<u8> =
+                                units.iter().flat_map(|u| u.to_le_bytes()).collect();
                             // SAFETY: the CPU has the features; `bytes` is
                             // `2 * units.len()` bytes.
-                            let (read, n) = unsafe { utf8_len_from_utf16::<false>(bytes.as_ptr(), units.len()) };
+                            let (read, n) = unsafe {
+                                utf8_len_from_utf16::<false>(bytes.as_ptr(), units.len())
+                            };
                             let rest = String::from_utf16_lossy(&units[read..]).len();
-                            assert_eq!(n + rest, String::from_utf16_lossy(&units).len(), "{units:04X?}");
+                            assert_eq!(
+                                n + rest,
+                                String::from_utf16_lossy(&units).len(),
+                                "{units:04X?}"
+                            );
                         }
                     }
                 }
