@@ -78,6 +78,13 @@
 //!   1.21, Chinese 1.20. Chosen per 32 units on the below-`800` masks (not
 //!   the packed class masks): Chinese 1.65, Japanese 1.38, Hindi 1.23,
 //!   Korean 1.18.
+//! * Staying on the 2-bit path for 8 steps after a step with a 2-byte unit
+//!   (Hangul text has a middle dot every few hundred units, so the choice
+//!   between the paths mispredicts about one step in five): Korean 0.96–1.0,
+//!   and Hindi fell to 0.9 (the loop compiled worse); dropped.
+//! * The 16-unit loop before the end with the same paths as the main loop
+//!   (instead of the general surrogate path): 0.1–0.4 % fewer instructions
+//!   at 1 KiB (callgrind; the main loop does nearly all of it); dropped.
 //! * The ASCII-or-3 rows (two groups a 32-byte row) against the 2-bit
 //!   classes of [`PACK123`] with `vinserti128` rows: 6 % fewer instructions
 //!   on Hindi (callgrind), 3–5 % faster.
