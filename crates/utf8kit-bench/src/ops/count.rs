@@ -27,7 +27,7 @@ const STD: &str = "std str::chars().count()";
     unsafe_code,
     reason = "the timed contenders must not validate the input they count"
 )]
-fn text(s: &[u8]) -> &str {
+pub(super) fn text(s: &[u8]) -> &str {
     debug_assert!(std::str::from_utf8(s).is_ok());
     // SAFETY: `s` is valid UTF-8: this operation only ever sees the harness's inputs,
     // which are all valid (see above).

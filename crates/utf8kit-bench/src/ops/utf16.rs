@@ -11,7 +11,8 @@
 
 use std::hint::black_box;
 
-use super::{Contender, INVALID, Operation, Ratio, Role, RowKey, Shape, Summary};
+use super::count::text;
+use super::{Agreement, Contender, INVALID, Operation, Ratio, Role, RowKey, Shape, Summary};
 use crate::inputs::Encoding;
 
 const UTF8KIT_8TO16: &str = "utf8kit::transcode::utf8_to_utf16_into";
@@ -41,6 +42,7 @@ pub fn utf8_to_utf16() -> Operation {
         Vec::<u16>::new(),
         Vec::<u16>::new(),
     );
+    let mut valid_out = Vec::<u16>::new();
     Operation::new("utf8→utf16le", Encoding::Utf8, STD_8TO16)
         .contender(Contender::utf8(UTF8KIT_8TO16, "utf8kit", Role::Ours, move |s| {
             let out = room(&mut a, s.len());
@@ -79,6 +81,18 @@ pub fn utf8_to_utf16() -> Operation {
                 .unwrap_or(INVALID)
             },
         ))
+        .contender(
+            Contender::utf8(
+                "utf8kit::transcode::valid_utf8_to_utf16_into",
+                "valid",
+                Role::Ours,
+                move |s| {
+                    let out = room(&mut valid_out, s.len());
+                    utf8kit::transcode::valid_utf8_to_utf16_into(text(s), out).unwrap_or(INVALID)
+                },
+            )
+            .agreement(Agreement::ExactOnValid),
+        )
         .contender(Contender::utf8(SIMDUTF_8TO16, "simdutf", Role::Peer, move |s| {
             let out = room(&mut b, s.len() + 1);
             match simdutf_utf8_to_utf16le(s, out, false) {
@@ -124,6 +138,7 @@ pub fn utf8_to_utf16() -> Operation {
         .ratio(Ratio::best_peer("÷best", UTF8KIT_8TO16))
         .ratio(Ratio::of("÷simdutf", UTF8KIT_8TO16, SIMDUTF_8TO16))
         .ratio(Ratio::of("÷simdutf valid", UTF8KIT_8TO16, "simdutf::convert_valid_utf8_to_utf16le"))
+        .ratio(Ratio::of("valid÷simdutf valid", "utf8kit::transcode::valid_utf8_to_utf16_into", "simdutf::convert_valid_utf8_to_utf16le"))
         .ratio(Ratio::of("scalar÷std", "utf8kit scalar utf8_to_utf16", STD_8TO16))
         .ratio(Ratio::of("avx2÷scalar", "utf8kit avx2 utf8_to_utf16", "utf8kit scalar utf8_to_utf16"))
         .ratio(Ratio::of("avx2÷simdutf", "utf8kit avx2 utf8_to_utf16", SIMDUTF_8TO16))
@@ -141,6 +156,7 @@ pub fn utf8_to_utf16() -> Operation {
         ))
         .note("utf8kit = utf8kit::transcode::utf8_to_utf16_into (with AVX-512: validates and converts in one pass, errors exactly as utf8kit::validate); scalar = the same with the scalar kernel forced; avx2 = the same with Kernel::Avx2 forced (AVX2 validation, then AVX2 conversion); sse = the same with Kernel::Sse42 forced (SSE4.2 validation, then SSE4.1 conversion)")
         .note("simdutf = simdutf::convert_utf8_to_utf16le (validating, bool error); simdutf valid = convert_valid_utf8_to_utf16le (no validation, a reference)")
+        .note("valid = utf8kit::transcode::valid_utf8_to_utf16_into (&str input: no validation), against simdutf valid (convert_valid_utf8_to_utf16le)")
         .note("std = core::str::from_utf8 + str::encode_utf16 into a Vec; enc_rs = encoding_rs UTF-8 decoder, decode_to_utf16_without_replacement")
 }
 

@@ -7,7 +7,8 @@
 
 use std::hint::black_box;
 
-use super::{Contender, INVALID, Operation, Ratio, Role, RowKey, Shape, Summary};
+use super::count::text;
+use super::{Agreement, Contender, INVALID, Operation, Ratio, Role, RowKey, Shape, Summary};
 use crate::inputs::Encoding;
 
 const UTF8KIT_8TO32: &str = "utf8kit::transcode::utf8_to_utf32_into";
@@ -44,6 +45,7 @@ pub fn utf8_to_utf32() -> Operation {
         Vec::<u32>::new(),
         Vec::<u32>::new(),
     );
+    let mut valid_out = Vec::<u32>::new();
     Operation::new("utf8→utf32", Encoding::Utf8, STD_8TO32)
         .contender(Contender::utf8(UTF8KIT_8TO32, "utf8kit", Role::Ours, move |s| {
             let out = room(&mut a, s.len());
@@ -67,6 +69,18 @@ pub fn utf8_to_utf32() -> Operation {
                 .and_then(Result::ok)
                 .unwrap_or(INVALID)
         }))
+        .contender(
+            Contender::utf8(
+                "utf8kit::transcode::valid_utf8_to_utf32_into",
+                "valid",
+                Role::Ours,
+                move |s| {
+                    let out = room(&mut valid_out, s.len());
+                    utf8kit::transcode::valid_utf8_to_utf32_into(text(s), out).unwrap_or(INVALID)
+                },
+            )
+            .agreement(Agreement::ExactOnValid),
+        )
         .contender(Contender::utf8(SIMDUTF_8TO32, "simdutf", Role::Peer, move |s| {
             let out = room(&mut b, s.len() + 1);
             match simdutf_utf8_to_utf32(s, out, false) {
@@ -99,6 +113,7 @@ pub fn utf8_to_utf32() -> Operation {
         .ratio(Ratio::best_peer("÷best", UTF8KIT_8TO32))
         .ratio(Ratio::of("÷simdutf", UTF8KIT_8TO32, SIMDUTF_8TO32))
         .ratio(Ratio::of("÷simdutf valid", UTF8KIT_8TO32, SIMDUTF_VALID_8TO32))
+        .ratio(Ratio::of("valid÷simdutf valid", "utf8kit::transcode::valid_utf8_to_utf32_into", SIMDUTF_VALID_8TO32))
         .ratio(Ratio::of("scalar÷std", SCALAR_8TO32, STD_8TO32))
         .ratio(Ratio::of("avx2÷scalar", AVX2_8TO32, SCALAR_8TO32))
         .ratio(Ratio::of("avx2÷simdutf", AVX2_8TO32, SIMDUTF_8TO32))
@@ -116,6 +131,7 @@ pub fn utf8_to_utf32() -> Operation {
         ))
         .note("utf8kit = utf8kit::transcode::utf8_to_utf32_into (validates like utf8kit::validate, then converts); scalar = the same with the scalar kernel forced; avx2 = the same with Kernel::Avx2 forced; sse = the same with Kernel::Sse42 forced (the SSE4.2 validator, the SSE4.1 kernel)")
         .note("simdutf = simdutf::convert_utf8_to_utf32 (validating, bool error); simdutf valid = convert_valid_utf8_to_utf32 (no validation, a reference)")
+        .note("valid = utf8kit::transcode::valid_utf8_to_utf32_into (&str input: no validation), against simdutf valid (convert_valid_utf8_to_utf32)")
         .note("std = core::str::from_utf8 + str::chars mapped to u32 into a Vec")
 }
 

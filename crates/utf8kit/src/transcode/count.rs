@@ -140,7 +140,9 @@ pub fn count_chars_with(kernel: Kernel, text: &str) -> Option<usize> {
 /// surrogate pair). For valid UTF-8 that is exactly the length of
 /// [`utf8_to_utf16`](super::utf8_to_utf16)'s output. For invalid input it is
 /// the same formula, an estimate that is neither the length of a lossy
-/// conversion nor a bound on it; the input is not validated.
+/// conversion nor a bound on it; the input is not validated. With AVX-512,
+/// AVX2 or SSE4.1 (detected at run time) a SIMD kernel counts from 64
+/// bytes on.
 ///
 /// # Example
 ///
@@ -153,6 +155,12 @@ pub fn count_chars_with(kernel: Kernel, text: &str) -> Option<usize> {
 /// ```
 #[inline]
 pub fn utf16_len_from_utf8(bytes: &[u8]) -> usize {
+    super::utf16::utf16_len_by(Engine::detected(), bytes)
+}
+
+/// [`utf16_len_from_utf8`], eight bytes per step.
+#[inline]
+pub(super) fn utf16_len_from_utf8_scalar(bytes: &[u8]) -> usize {
     let (words, tail) = bytes.as_chunks::<8>();
     let mut continuation = 0;
     let mut four = 0;
@@ -173,6 +181,8 @@ pub fn utf16_len_from_utf8(bytes: &[u8]) -> usize {
 ///
 /// That is the length of [`utf16_to_utf8_lossy`](super::utf16_to_utf8_lossy)'s
 /// output, and of [`utf16_to_utf8`](super::utf16_to_utf8)'s for valid input.
+/// With AVX-512, AVX2 or SSE4.1 (detected at run time) a SIMD kernel counts
+/// from 64 units on.
 ///
 /// # Example
 ///
@@ -184,7 +194,7 @@ pub fn utf16_len_from_utf8(bytes: &[u8]) -> usize {
 /// ```
 #[inline]
 pub fn utf8_len_from_utf16(units: &[u16]) -> usize {
-    utf8_len_from_utf16_by(units, |u| u)
+    super::utf16::utf8_len_from_native_utf16(Engine::detected(), units)
 }
 
 /// [`utf8_len_from_utf16`] over units stored as `S` (native or LE/BE bytes).
