@@ -151,6 +151,13 @@ impl Vector for __m256i {
         // SAFETY: the caller guarantees AVX2.
         unsafe { _mm256_testz_si256(self, self) == 1 }
     }
+
+    #[inline(always)]
+    unsafe fn first_nonzero_lane(self) -> usize {
+        // SAFETY: the caller guarantees AVX2.
+        let zero = unsafe { _mm256_movemask_epi8(_mm256_cmpeq_epi8(self, _mm256_setzero_si256())) };
+        (!zero).trailing_zeros() as usize
+    }
 }
 
 /// Where the check of `bytes` first fails: the start of the failing

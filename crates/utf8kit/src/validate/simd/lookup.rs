@@ -427,6 +427,40 @@ impl<V: Vector> State<V> {
         }
     }
 
+    /// Checks a 64-byte block like [`block`](Self::block), but returns
+    /// the block's error bits register by register (the registers past
+    /// `BLOCK / LANES` zero) instead of accumulating them: for callers that
+    /// test after every block and want the exact lane of a failure. It
+    /// costs no more than `block` (one `xor` per register, one `or` less).
+    ///
+    /// # Safety
+    ///
+    /// * The CPU has `V`'s features.
+    #[inline(always)]
+    unsafe fn block_errors(&mut self, c: &Consts<V>, block: &impl Block<V>) -> [V; 4] {
+        // SAFETY: the caller guarantees `V`'s features.
+        let mut errors = unsafe { [V::zero(); 4] };
+        for (k, error) in errors.iter_mut().enumerate().take(BLOCK / V::LANES) {
+            // SAFETY: the caller guarantees `V`'s features.
+            let input = unsafe { block.reg(k) };
+            // SAFETY: the caller guarantees `V`'s features.
+            unsafe {
+                let prev1 = input.prev1(self.prev_input);
+                let classes = prev1
+                    .lookup_prev(c.prev_high, c.prev_low)
+                    .and(input.lookup_high_nibble(c.cur_high));
+                let lead34 = input
+                    .saturating_sub(c.third)
+                    .or_and(prev1.saturating_sub(c.fourth), c.high_bit);
+                let must23 = lead34.prev2(self.prev_lead34);
+                *error = classes.xor(must23);
+                self.prev_lead34 = lead34;
+            }
+            self.prev_input = input;
+        }
+        errors
+    }
+
     /// Checks the whole blocks of `bytes[from..to]`, skipping ASCII blocks
     /// fast.
     ///
@@ -649,6 +683,32 @@ pub(super) unsafe fn validate_fine<V: Vector, const COPY: bool>(
     }
 }
 
+/// The offset in its block of the first lane flagged in `errors` (a
+/// block's error bits by register, from [`State::block_errors`]), or `None`
+/// if no lane is.
+///
+/// # Safety
+///
+/// * The CPU has `V`'s features.
+#[inline(always)]
+unsafe fn first_flagged<V: Vector>(errors: &[V; 4]) -> Option<usize> {
+    let regs = BLOCK / V::LANES;
+    // SAFETY: the caller guarantees `V`'s features, for this and the
+    // tests below.
+    let any = unsafe { errors[1..regs].iter().fold(errors[0], |a, &e| a.or(e)) };
+    // SAFETY: as above.
+    if unsafe { any.is_zero() } {
+        return None;
+    }
+    errors[..regs]
+        .iter()
+        .enumerate()
+        // SAFETY: as above.
+        .find(|(_, e)| !unsafe { e.is_zero() })
+        // SAFETY: as above; `e` has a lane that is not zero.
+        .map(|(k, e)| k * V::LANES + unsafe { e.first_nonzero_lane() })
+}
+
 /// The check of [`validate_fine`] and [`lossy`]: tests the error bits after
 /// every block that is not ASCII and after the first ASCII block of a run
 /// (which flags a sequence cut short before it); runs of ASCII blocks are
@@ -736,21 +796,14 @@ unsafe fn check_blocks<V: Vector, const COPY: bool, const PAIRS: bool>(
                 i += 2 * BLOCK;
             } else {
                 test_ascii = !test_ascii;
-                st.block(c, &block);
+                let errors = st.block_errors(c, &block);
                 copy_blocks::<V, COPY>(ptr, dst, i, 1);
-                if !st.ok() {
-                    // The error bits are those of this block's lanes (no
-                    // earlier block failed). With one register per block,
-                    // the first flagged lane is at most three bytes after
-                    // the start of the first invalid sequence, so no
-                    // sequence starts before `lane - 3` and the rescan can
-                    // start there (see `locate`); with several registers
-                    // per block the lane says nothing and is 0.
-                    let lane = if V::LANES == BLOCK {
-                        st.error.first_nonzero_lane()
-                    } else {
-                        0
-                    };
+                if let Some(lane) = first_flagged(&errors) {
+                    // A flagged lane is at most three bytes after the start
+                    // of the invalid sequence that set it (and no earlier
+                    // block failed), so no invalid sequence starts before
+                    // `lane - 3` and the rescan can start there (see
+                    // `locate`).
                     return Some((i + lane).saturating_sub(3));
                 }
                 i += BLOCK;

@@ -145,8 +145,7 @@ pub(crate) trait Vector: Copy {
 
     /// The index of the first lane that is not zero, given that some lane
     /// is not; a lower bound is allowed. The default answers 0 (no
-    /// information); AVX-512, whose register is a whole block, finds it
-    /// with one mask test.
+    /// information); every kernel overrides it with one mask test.
     #[inline(always)]
     unsafe fn first_nonzero_lane(self) -> usize {
         0
