@@ -182,6 +182,29 @@ proptest! {
         check(&chunks);
     }
 
+    /// Long chunks (the lossy decoder hands each chunk but a cut character
+    /// to the one-pass SIMD lossy kernel, which only runs on 256 bytes and
+    /// more): text of every script with errors, cut anywhere, including
+    /// inside characters and invalid sequences.
+    #[test]
+    fn long_chunks_of_text_with_errors(
+        text in "\\PC{200,3000}",
+        junk in proptest::collection::vec((any::<usize>(), proptest::collection::vec(0x80u8..=0xFF, 1..4)), 0..24),
+        cuts in proptest::collection::vec(any::<usize>(), 0..6),
+    ) {
+        let mut input = text.into_bytes();
+        for (at, bytes) in junk {
+            let at = at % (input.len() + 1);
+            input.splice(at..at, bytes);
+        }
+        let mut points: Vec<usize> = cuts.into_iter().map(|c| c % (input.len() + 1)).collect();
+        points.push(0);
+        points.push(input.len());
+        points.sort_unstable();
+        let chunks: Vec<&[u8]> = points.windows(2).map(|w| &input[w[0]..w[1]]).collect();
+        check(&chunks);
+    }
+
     #[test]
     fn random_bytes_in_one_byte_chunks(input in proptest::collection::vec(any::<u8>(), 0..64)) {
         let chunks: Vec<&[u8]> = input.chunks(1).collect();
