@@ -649,7 +649,7 @@ pub fn valid_utf8_to_utf16(text: &str) -> Vec<u16> {
 /// # Errors
 ///
 /// [`TranscodeError::BufferTooSmall`] if `out` is shorter than
-/// [`utf16_len_from_utf8`].
+/// [`utf16_len_from_utf8`](super::utf16_len_from_utf8).
 ///
 /// # Example
 ///
@@ -673,7 +673,7 @@ pub fn valid_utf8_to_utf16_into(
 /// Converts UTF-8 to UTF-16 in `out`, returning the number of code units
 /// written.
 ///
-/// [`utf16_len_from_utf8`] gives the length `out` needs.
+/// [`utf16_len_from_utf8`](super::utf16_len_from_utf8) gives the length `out` needs.
 ///
 /// # Errors
 ///

@@ -8,6 +8,7 @@ use core::arch::x86_64::*;
 
 impl Vector for __m256i {
     const LANES: usize = 32;
+    const LOAD_PREV: bool = true;
 
     #[inline(always)]
     unsafe fn zero() -> Self {

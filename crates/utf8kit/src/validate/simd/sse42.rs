@@ -77,6 +77,7 @@ pub(super) unsafe fn load_small(ptr: *const u8, len: usize) -> __m128i {
 
 impl Vector for __m128i {
     const LANES: usize = 16;
+    const LOAD_PREV: bool = true;
 
     #[inline(always)]
     unsafe fn zero() -> Self {
