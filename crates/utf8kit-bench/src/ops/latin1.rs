@@ -13,8 +13,7 @@
 
 use std::hint::black_box;
 
-use super::count::text;
-use super::{Agreement, Contender, INVALID, Operation, Ratio, Role, RowKey, Shape, Summary};
+use super::{Contender, INVALID, Operation, Ratio, Role, RowKey, Shape, Summary, valid_flavour};
 use crate::inputs::Encoding;
 
 const UTF8KIT_L1TO8: &str = "utf8kit::transcode::latin1_to_utf8_into";
@@ -173,7 +172,6 @@ pub fn utf8_to_latin1() -> Operation {
         Vec::<u8>::new(),
         Vec::<u8>::new(),
     );
-    let mut valid_out = Vec::<u8>::new();
     Operation::new("utf8→latin1", Encoding::Utf8, STD_8TOL1)
         .rows(RowKey::is_latin1)
         .contender(Contender::utf8(UTF8KIT_8TOL1, "utf8kit", Role::Ours, move |s| {
@@ -198,18 +196,11 @@ pub fn utf8_to_latin1() -> Operation {
                 .and_then(Result::ok)
                 .unwrap_or(INVALID)
         }))
-        .contender(
-            Contender::utf8(
-                "utf8kit::transcode::valid_utf8_to_latin1_into",
-                "valid",
-                Role::Ours,
-                move |s| {
-                    let out = room(&mut valid_out, s.len());
-                    utf8kit::transcode::valid_utf8_to_latin1_into(text(s), out).unwrap_or(INVALID)
-                },
-            )
-            .agreement(Agreement::ExactOnValid),
-        )
+        .contender(valid_flavour(
+            "utf8kit::transcode::valid_utf8_to_latin1_into",
+            room,
+            utf8kit::transcode::valid_utf8_to_latin1_into,
+        ))
         .contender(Contender::utf8(SIMDUTF_8TOL1, "simdutf", Role::Peer, move |s| {
             let out = room(&mut c, s.len());
             match simdutf_utf8_to_latin1(s, out, Flavour::Validating) {

@@ -11,7 +11,7 @@
 
 use utf8kit::Kernel;
 
-use super::{Contender, Operation, Ratio, Role, RowKey, Shape, Summary};
+use super::{Contender, Operation, Ratio, Role, RowKey, Shape, Summary, room};
 use crate::inputs::Encoding;
 
 const DECODE_LOSSY: &str = "utf8kit::decode_lossy";
@@ -179,12 +179,4 @@ pub fn utf8_to_utf16(encoding: Encoding) -> Operation {
         .note("inputs: as for lossy utf8→utf8")
         .note("utf8kit = utf8_to_utf16_lossy_into into a reused buffer; Vec = utf8_to_utf16_lossy (allocates); scalar = the _into with the scalar kernel forced")
         .note("std = String::from_utf8_lossy then encode_utf16 into a reused Vec; enc_rs = a new encoding_rs Decoder per call, decode_to_utf16 into a reused buffer")
-}
-
-/// Grows `buf` to at least `len` elements (only on the first call per size).
-fn room<T: Copy + Default>(buf: &mut Vec<T>, len: usize) -> &mut [T] {
-    if buf.len() < len {
-        buf.resize(len, T::default());
-    }
-    &mut buf[..len]
 }

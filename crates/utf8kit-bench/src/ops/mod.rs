@@ -57,6 +57,31 @@ pub fn all() -> Vec<Operation> {
     ]
 }
 
+/// Grows `buf` to at least `len` elements (only on the first call per size) and returns
+/// its first `len`: the output buffer a contender owns.
+pub fn room<T: Copy + Default>(buf: &mut Vec<T>, len: usize) -> &mut [T] {
+    if buf.len() < len {
+        buf.resize(len, T::default());
+    }
+    &mut buf[..len]
+}
+
+/// The contender `name` for a `valid_utf8_to_*_into` flavour of utf8kit: the input viewed
+/// as `&str` ([`count::text`]), converted by `convert` into a buffer from `room` (one
+/// element per byte), checked on the valid inputs only ([`Agreement::ExactOnValid`]).
+pub fn valid_flavour<T: Copy + Default + 'static, E: 'static>(
+    name: &'static str,
+    room: fn(&mut Vec<T>, usize) -> &mut [T],
+    convert: fn(&str, &mut [T]) -> Result<usize, E>,
+) -> Contender {
+    let mut buf = Vec::new();
+    Contender::utf8(name, "valid", Role::Ours, move |s| {
+        let out = room(&mut buf, s.len());
+        convert(count::text(s), out).unwrap_or(INVALID)
+    })
+    .agreement(Agreement::ExactOnValid)
+}
+
 /// Identity of one table row: which text, at which size.
 #[derive(Clone, Debug)]
 pub struct RowKey {

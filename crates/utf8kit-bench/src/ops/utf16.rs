@@ -11,8 +11,9 @@
 
 use std::hint::black_box;
 
-use super::count::text;
-use super::{Agreement, Contender, INVALID, Operation, Ratio, Role, RowKey, Shape, Summary};
+use super::{
+    Contender, INVALID, Operation, Ratio, Role, RowKey, Shape, Summary, room, valid_flavour,
+};
 use crate::inputs::Encoding;
 
 const UTF8KIT_8TO16: &str = "utf8kit::transcode::utf8_to_utf16_into";
@@ -21,14 +22,6 @@ const STD_8TO16: &str = "std str::encode_utf16";
 const UTF8KIT_16TO8: &str = "utf8kit::transcode::utf16_to_utf8_into";
 const SIMDUTF_16TO8: &str = "simdutf::convert_utf16le_to_utf8";
 const STD_16TO8: &str = "std String::from_utf16";
-
-/// Grows `buf` to at least `len` elements (only on the first call per size).
-fn room<T: Copy + Default>(buf: &mut Vec<T>, len: usize) -> &mut [T] {
-    if buf.len() < len {
-        buf.resize(len, T::default());
-    }
-    &mut buf[..len]
-}
 
 /// The UTF-8 → UTF-16LE operation.
 pub fn utf8_to_utf16() -> Operation {
@@ -42,7 +35,6 @@ pub fn utf8_to_utf16() -> Operation {
         Vec::<u16>::new(),
         Vec::<u16>::new(),
     );
-    let mut valid_out = Vec::<u16>::new();
     Operation::new("utf8→utf16le", Encoding::Utf8, STD_8TO16)
         .contender(Contender::utf8(UTF8KIT_8TO16, "utf8kit", Role::Ours, move |s| {
             let out = room(&mut a, s.len());
@@ -81,18 +73,11 @@ pub fn utf8_to_utf16() -> Operation {
                 .unwrap_or(INVALID)
             },
         ))
-        .contender(
-            Contender::utf8(
-                "utf8kit::transcode::valid_utf8_to_utf16_into",
-                "valid",
-                Role::Ours,
-                move |s| {
-                    let out = room(&mut valid_out, s.len());
-                    utf8kit::transcode::valid_utf8_to_utf16_into(text(s), out).unwrap_or(INVALID)
-                },
-            )
-            .agreement(Agreement::ExactOnValid),
-        )
+        .contender(valid_flavour(
+            "utf8kit::transcode::valid_utf8_to_utf16_into",
+            room,
+            utf8kit::transcode::valid_utf8_to_utf16_into,
+        ))
         .contender(Contender::utf8(SIMDUTF_8TO16, "simdutf", Role::Peer, move |s| {
             let out = room(&mut b, s.len() + 1);
             match simdutf_utf8_to_utf16le(s, out, false) {

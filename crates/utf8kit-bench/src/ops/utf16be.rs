@@ -9,7 +9,7 @@
 //! simdutf's conversions are `unsafe fn`s over raw pointers, so the two wrappers at the
 //! end are this module's only `unsafe` code.
 
-use super::{Contender, INVALID, Operation, Ratio, Role, RowKey, Shape, Summary};
+use super::{Contender, INVALID, Operation, Ratio, Role, RowKey, Shape, Summary, room};
 use crate::inputs::Encoding;
 
 const UTF8KIT_8TO16BE: &str = "utf8kit::transcode::utf8_to_utf16be_into";
@@ -18,14 +18,6 @@ const STD_8TO16BE: &str = "std str::encode_utf16 + u16::to_be";
 const UTF8KIT_16BETO8: &str = "utf8kit::transcode::utf16be_to_utf8_into";
 const SIMDUTF_16BETO8: &str = "simdutf::convert_utf16be_to_utf8";
 const STD_16BETO8: &str = "std u16::from_be_bytes + String::from_utf16";
-
-/// Grows `buf` to at least `len` elements (only on the first call per size).
-fn room<T: Copy + Default>(buf: &mut Vec<T>, len: usize) -> &mut [T] {
-    if buf.len() < len {
-        buf.resize(len, T::default());
-    }
-    &mut buf[..len]
-}
 
 /// The UTF-8 → UTF-16BE operation.
 pub fn utf8_to_utf16be() -> Operation {

@@ -7,8 +7,9 @@
 
 use std::hint::black_box;
 
-use super::count::text;
-use super::{Agreement, Contender, INVALID, Operation, Ratio, Role, RowKey, Shape, Summary};
+use super::{
+    Contender, INVALID, Operation, Ratio, Role, RowKey, Shape, Summary, room, valid_flavour,
+};
 use crate::inputs::Encoding;
 
 const UTF8KIT_8TO32: &str = "utf8kit::transcode::utf8_to_utf32_into";
@@ -26,14 +27,6 @@ const SIMDUTF_32TO8: &str = "simdutf::convert_utf32_to_utf8";
 const SIMDUTF_VALID_32TO8: &str = "simdutf::convert_valid_utf32_to_utf8";
 const STD_32TO8: &str = "std char::from_u32 into String";
 
-/// Grows `buf` to at least `len` elements (only on the first call per size).
-fn room<T: Copy + Default>(buf: &mut Vec<T>, len: usize) -> &mut [T] {
-    if buf.len() < len {
-        buf.resize(len, T::default());
-    }
-    &mut buf[..len]
-}
-
 /// The UTF-8 → UTF-32 operation.
 pub fn utf8_to_utf32() -> Operation {
     let (mut a, mut b, mut c, mut d, mut f, mut g, mut h) = (
@@ -45,7 +38,6 @@ pub fn utf8_to_utf32() -> Operation {
         Vec::<u32>::new(),
         Vec::<u32>::new(),
     );
-    let mut valid_out = Vec::<u32>::new();
     Operation::new("utf8→utf32", Encoding::Utf8, STD_8TO32)
         .contender(Contender::utf8(UTF8KIT_8TO32, "utf8kit", Role::Ours, move |s| {
             let out = room(&mut a, s.len());
@@ -69,18 +61,11 @@ pub fn utf8_to_utf32() -> Operation {
                 .and_then(Result::ok)
                 .unwrap_or(INVALID)
         }))
-        .contender(
-            Contender::utf8(
-                "utf8kit::transcode::valid_utf8_to_utf32_into",
-                "valid",
-                Role::Ours,
-                move |s| {
-                    let out = room(&mut valid_out, s.len());
-                    utf8kit::transcode::valid_utf8_to_utf32_into(text(s), out).unwrap_or(INVALID)
-                },
-            )
-            .agreement(Agreement::ExactOnValid),
-        )
+        .contender(valid_flavour(
+            "utf8kit::transcode::valid_utf8_to_utf32_into",
+            room,
+            utf8kit::transcode::valid_utf8_to_utf32_into,
+        ))
         .contender(Contender::utf8(SIMDUTF_8TO32, "simdutf", Role::Peer, move |s| {
             let out = room(&mut b, s.len() + 1);
             match simdutf_utf8_to_utf32(s, out, false) {

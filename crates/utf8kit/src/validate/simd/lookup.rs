@@ -403,18 +403,19 @@ impl<V: Vector> Block<V> for Tail<'_> {
     }
 }
 
-/// The register at `ptr` and its error bits, with the bytes one, two and
-/// three lanes back loaded from memory (`prev1`, `prev2`, `prev3`): `must23`
-/// is then `prev2 >= 0xE0 || prev3 >= 0xF0` directly, with no register
-/// shifts at all. Leaves `prev_lead34` of [`State`] stale: only other
-/// loaded registers, and [`State::tail`] (which reloads it), may follow.
+/// The register at `ptr`, its `classes` and its `must23` (whose XOR is its
+/// error bits), with the bytes one, two and three lanes back loaded from
+/// memory (`prev1`, `prev2`, `prev3`): `must23` is then `prev2 >= 0xE0 ||
+/// prev3 >= 0xF0` directly, with no register shifts at all. Leaves
+/// `prev_lead34` of [`State`] stale: only other loaded registers, and
+/// [`State::tail`] (which reloads it), may follow.
 ///
 /// # Safety
 ///
 /// * The CPU has `V`'s features.
 /// * `ptr - 3..ptr + LANES` is readable.
 #[inline(always)]
-unsafe fn loaded_register<V: Vector>(c: &Consts<V>, ptr: *const u8) -> (V, V) {
+unsafe fn loaded_register<V: Vector>(c: &Consts<V>, ptr: *const u8) -> (V, V, V) {
     // SAFETY: the caller's contract covers the four loads and `V`'s
     // features.
     unsafe {
@@ -428,7 +429,7 @@ unsafe fn loaded_register<V: Vector>(c: &Consts<V>, ptr: *const u8) -> (V, V) {
         let must23 = prev2
             .saturating_sub(c.third)
             .or_and(prev3.saturating_sub(c.fourth), c.high_bit);
-        (input, classes.xor(must23))
+        (input, classes, must23)
     }
 }
 
@@ -501,49 +502,62 @@ impl<V: Vector> State<V> {
         }
     }
 
-    /// Checks a 64-byte block.
+    /// Register `k` of `block` checked: its `classes` and `must23`, whose
+    /// XOR is its error bits; the state moves on to it.
     ///
     /// `must23` (bit 7 where the byte two back is `>= 0xE0` or the byte
     /// three back is `>= 0xF0`) is computed with one shift instead of two:
     /// `lead34` has bit 7 where the byte itself is `>= 0xE0` or the byte
-    /// before it is `>= 0xF0`, and `must23` is `lead34` two bytes back.
+    /// before it is `>= 0xF0`, and `must23` is `lead34` two bytes back. An
+    /// [`Inner`] block with [`Vector::LOAD_PREV`] loads the bytes back
+    /// instead ([`loaded_register`]).
+    ///
+    /// # Safety
+    ///
+    /// * The CPU has `V`'s features.
+    /// * `k < BLOCK / LANES`.
+    #[inline(always)]
+    unsafe fn register(&mut self, c: &Consts<V>, block: &impl Block<V>, k: usize) -> (V, V) {
+        if V::LOAD_PREV
+            && let Some(ptr) = block.inner_ptr()
+        {
+            // SAFETY: `Inner`'s invariant (the three bytes before the block
+            // are readable) and `k`'s range; the caller guarantees `V`'s
+            // features.
+            let (input, classes, must23) = unsafe { loaded_register(c, ptr.add(k * V::LANES)) };
+            self.prev_input = input;
+            return (classes, must23);
+        }
+        // SAFETY: the caller guarantees `V`'s features and `k`'s range.
+        unsafe {
+            let input = block.reg(k);
+            let prev1 = input.prev1(self.prev_input);
+            let classes = prev1
+                .lookup_prev(c.prev_high, c.prev_low)
+                .and(input.lookup_high_nibble(c.cur_high));
+            let lead34 = input
+                .saturating_sub(c.third)
+                .or_and(prev1.saturating_sub(c.fourth), c.high_bit);
+            let must23 = lead34.prev2(self.prev_lead34);
+            self.prev_lead34 = lead34;
+            self.prev_input = input;
+            (classes, must23)
+        }
+    }
+
+    /// Checks a 64-byte block, accumulating its error bits.
     ///
     /// # Safety
     ///
     /// * The CPU has `V`'s features.
     #[inline(always)]
     unsafe fn block(&mut self, c: &Consts<V>, block: &impl Block<V>) {
-        if V::LOAD_PREV
-            && let Some(ptr) = block.inner_ptr()
-        {
-            for k in 0..BLOCK / V::LANES {
-                // SAFETY: `Inner`'s invariant (the three bytes before the
-                // block are readable); the caller guarantees `V`'s
-                // features.
-                let (input, error) = unsafe { loaded_register(c, ptr.add(k * V::LANES)) };
-                // SAFETY: as above.
-                self.error = unsafe { self.error.or(error) };
-                self.prev_input = input;
-            }
-            return;
-        }
         for k in 0..BLOCK / V::LANES {
-            // SAFETY: the caller guarantees `V`'s features.
-            let input = unsafe { block.reg(k) };
-            // SAFETY: the caller guarantees `V`'s features.
+            // SAFETY: the caller guarantees `V`'s features; `k` is in range.
             unsafe {
-                let prev1 = input.prev1(self.prev_input);
-                let classes = prev1
-                    .lookup_prev(c.prev_high, c.prev_low)
-                    .and(input.lookup_high_nibble(c.cur_high));
-                let lead34 = input
-                    .saturating_sub(c.third)
-                    .or_and(prev1.saturating_sub(c.fourth), c.high_bit);
-                let must23 = lead34.prev2(self.prev_lead34);
+                let (classes, must23) = self.register(c, block, k);
                 self.error = self.error.or_xor(classes, must23);
-                self.prev_lead34 = lead34;
             }
-            self.prev_input = input;
         }
     }
 
@@ -560,36 +574,12 @@ impl<V: Vector> State<V> {
     unsafe fn block_errors(&mut self, c: &Consts<V>, block: &impl Block<V>) -> [V; 4] {
         // SAFETY: the caller guarantees `V`'s features.
         let mut errors = unsafe { [V::zero(); 4] };
-        if V::LOAD_PREV
-            && let Some(ptr) = block.inner_ptr()
-        {
-            for (k, error) in errors.iter_mut().enumerate().take(BLOCK / V::LANES) {
-                // SAFETY: `Inner`'s invariant (the three bytes before the
-                // block are readable); the caller guarantees `V`'s
-                // features.
-                let (input, e) = unsafe { loaded_register(c, ptr.add(k * V::LANES)) };
-                *error = e;
-                self.prev_input = input;
-            }
-            return errors;
-        }
         for (k, error) in errors.iter_mut().enumerate().take(BLOCK / V::LANES) {
-            // SAFETY: the caller guarantees `V`'s features.
-            let input = unsafe { block.reg(k) };
-            // SAFETY: the caller guarantees `V`'s features.
+            // SAFETY: the caller guarantees `V`'s features; `k` is in range.
             unsafe {
-                let prev1 = input.prev1(self.prev_input);
-                let classes = prev1
-                    .lookup_prev(c.prev_high, c.prev_low)
-                    .and(input.lookup_high_nibble(c.cur_high));
-                let lead34 = input
-                    .saturating_sub(c.third)
-                    .or_and(prev1.saturating_sub(c.fourth), c.high_bit);
-                let must23 = lead34.prev2(self.prev_lead34);
+                let (classes, must23) = self.register(c, block, k);
                 *error = classes.xor(must23);
-                self.prev_lead34 = lead34;
             }
-            self.prev_input = input;
         }
         errors
     }
