@@ -8,7 +8,7 @@
 //! ([`Operation::valid_only`]); the UTF-8 length of Latin-1 is in [`super::latin1`].
 
 use super::count::text;
-use super::{Contender, Operation, Ratio, Role, RowKey, Shape, Summary};
+use super::{Contender, Operation, Ratio, Role, Summary};
 use crate::inputs::Encoding;
 
 const UTF8KIT_16OF8: &str = "utf8kit::transcode::utf16_len_from_utf8";
@@ -26,16 +26,11 @@ const STD_8OF32: &str = "std char::from_u32 + len_utf8";
 
 /// The summaries every length operation prints for its `÷simdutf` column.
 fn summaries(op: Operation, title: &'static str) -> Operation {
-    op.summary(Summary {
-        title,
-        ratio: "÷simdutf",
-        rows: RowKey::is_non_latin_lipsum,
-        shape: Shape::GeomeanBySize,
-    })
-    .summary(Summary::lipsum_matrix(
-        "utf8kit ÷ simdutf, every lipsum file",
-        "÷simdutf",
-    ))
+    op.summary(Summary::non_latin_geomean(title, "÷simdutf"))
+        .summary(Summary::lipsum_matrix(
+            "utf8kit ÷ simdutf, every lipsum file",
+            "÷simdutf",
+        ))
 }
 
 /// The UTF-16 length of UTF-8.

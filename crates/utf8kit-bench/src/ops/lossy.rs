@@ -11,7 +11,7 @@
 
 use utf8kit::Kernel;
 
-use super::{Contender, Operation, Ratio, Role, RowKey, Shape, Summary, room};
+use super::{Contender, Operation, Ratio, Role, Summary, room};
 use crate::inputs::Encoding;
 
 const DECODE_LOSSY: &str = "utf8kit::decode_lossy";
@@ -96,24 +96,18 @@ pub fn utf8_to_utf8(encoding: Encoding) -> Operation {
         .ratio(Ratio::of("÷std", DECODE_LOSSY, STD_8))
         .ratio(Ratio::of("_into÷std", DECODE_LOSSY_INTO, STD_8))
         .ratio(Ratio::of("chunks÷std", CHUNKS, STD_CHUNKS))
-        .summary(Summary {
-            title: "utf8kit::decode_lossy_into ÷ encoding_rs Decoder::decode_to_utf8, geomean over the non-Latin lipsum files",
-            ratio: "_into÷enc_rs",
-            rows: RowKey::is_non_latin_lipsum,
-            shape: Shape::GeomeanBySize,
-        })
-        .summary(Summary {
-            title: "utf8kit::decode_lossy ÷ String::from_utf8_lossy, geomean over the non-Latin lipsum files",
-            ratio: "÷std",
-            rows: RowKey::is_non_latin_lipsum,
-            shape: Shape::GeomeanBySize,
-        })
-        .summary(Summary {
-            title: "utf8kit::utf8_chunks ÷ <[u8]>::utf8_chunks, geomean over the non-Latin lipsum files",
-            ratio: "chunks÷std",
-            rows: RowKey::is_non_latin_lipsum,
-            shape: Shape::GeomeanBySize,
-        })
+        .summary(Summary::non_latin_geomean(
+            "utf8kit::decode_lossy_into ÷ encoding_rs Decoder::decode_to_utf8, geomean over the non-Latin lipsum files",
+            "_into÷enc_rs",
+        ))
+        .summary(Summary::non_latin_geomean(
+            "utf8kit::decode_lossy ÷ String::from_utf8_lossy, geomean over the non-Latin lipsum files",
+            "÷std",
+        ))
+        .summary(Summary::non_latin_geomean(
+            "utf8kit::utf8_chunks ÷ <[u8]>::utf8_chunks, geomean over the non-Latin lipsum files",
+            "chunks÷std",
+        ))
         .note("inputs: every UTF-8 input with one character replaced every KiB by FF, E2 82 (cut) or ED A0 80 (surrogate), in turn; \"(valid)\": the originals")
         .note("decode_lossy, std and enc_rs alloc allocate their String; _into and stream 64K append to a reused String; enc_rs = a new Decoder per call, decode_to_utf8 into a reused byte buffer")
         .note("chunks = utf8kit::utf8_chunks, std chunks = <[u8]>::utf8_chunks: each walks the chunks and sums the output length (valid part + 3 bytes per invalid part), writing nothing")
@@ -164,18 +158,14 @@ pub fn utf8_to_utf16(encoding: Encoding) -> Operation {
         .ratio(Ratio::of("÷enc_rs", TO_UTF16_INTO, ENC_RS_16))
         .ratio(Ratio::of("÷std", TO_UTF16_INTO, STD_16))
         .ratio(Ratio::of("Vec÷std", TO_UTF16_VEC, STD_16))
-        .summary(Summary {
-            title: "utf8kit::transcode::utf8_to_utf16_lossy_into ÷ encoding_rs Decoder::decode_to_utf16, geomean over the non-Latin lipsum files",
-            ratio: "÷enc_rs",
-            rows: RowKey::is_non_latin_lipsum,
-            shape: Shape::GeomeanBySize,
-        })
-        .summary(Summary {
-            title: "utf8kit::transcode::utf8_to_utf16_lossy_into ÷ std from_utf8_lossy + encode_utf16, geomean over the non-Latin lipsum files",
-            ratio: "÷std",
-            rows: RowKey::is_non_latin_lipsum,
-            shape: Shape::GeomeanBySize,
-        })
+        .summary(Summary::non_latin_geomean(
+            "utf8kit::transcode::utf8_to_utf16_lossy_into ÷ encoding_rs Decoder::decode_to_utf16, geomean over the non-Latin lipsum files",
+            "÷enc_rs",
+        ))
+        .summary(Summary::non_latin_geomean(
+            "utf8kit::transcode::utf8_to_utf16_lossy_into ÷ std from_utf8_lossy + encode_utf16, geomean over the non-Latin lipsum files",
+            "÷std",
+        ))
         .note("inputs: as for lossy utf8→utf8")
         .note("utf8kit = utf8_to_utf16_lossy_into into a reused buffer; Vec = utf8_to_utf16_lossy (allocates); scalar = the _into with the scalar kernel forced")
         .note("std = String::from_utf8_lossy then encode_utf16 into a reused Vec; enc_rs = a new encoding_rs Decoder per call, decode_to_utf16 into a reused buffer")

@@ -340,6 +340,17 @@ pub struct Summary {
 }
 
 impl Summary {
+    /// A [`Shape::GeomeanBySize`] of `ratio` over the non-Latin lipsum files (the set the
+    /// targets are stated on).
+    pub fn non_latin_geomean(title: &'static str, ratio: &'static str) -> Summary {
+        Summary {
+            title,
+            ratio,
+            rows: RowKey::is_non_latin_lipsum,
+            shape: Shape::GeomeanBySize,
+        }
+    }
+
     /// A [`Shape::Matrix`] of `ratio` over every lipsum file.
     pub fn lipsum_matrix(title: &'static str, ratio: &'static str) -> Summary {
         Summary {

@@ -11,9 +11,7 @@
 
 use std::hint::black_box;
 
-use super::{
-    Contender, INVALID, Operation, Ratio, Role, RowKey, Shape, Summary, room, valid_flavour,
-};
+use super::{Contender, INVALID, Operation, Ratio, Role, Summary, room, valid_flavour};
 use crate::inputs::Encoding;
 
 const UTF8KIT_8TO16: &str = "utf8kit::transcode::utf8_to_utf16_into";
@@ -129,12 +127,10 @@ pub fn utf8_to_utf16() -> Operation {
         .ratio(Ratio::of("avx2÷simdutf", "utf8kit avx2 utf8_to_utf16", SIMDUTF_8TO16))
         .ratio(Ratio::of("sse÷scalar", "utf8kit sse utf8_to_utf16", "utf8kit scalar utf8_to_utf16"))
         .ratio(Ratio::of("sse÷simdutf", "utf8kit sse utf8_to_utf16", SIMDUTF_8TO16))
-        .summary(Summary {
-            title: "utf8kit ÷ simdutf::convert_utf8_to_utf16le, geomean over the non-Latin lipsum files",
-            ratio: "÷simdutf",
-            rows: RowKey::is_non_latin_lipsum,
-            shape: Shape::GeomeanBySize,
-        })
+        .summary(Summary::non_latin_geomean(
+            "utf8kit ÷ simdutf::convert_utf8_to_utf16le, geomean over the non-Latin lipsum files",
+            "÷simdutf",
+        ))
         .summary(Summary::lipsum_matrix(
             "utf8kit ÷ simdutf, every lipsum file",
             "÷simdutf",
@@ -237,12 +233,10 @@ pub fn utf16_to_utf8() -> Operation {
         .ratio(Ratio::of("avx2÷simdutf", "utf8kit avx2 utf16_to_utf8", SIMDUTF_16TO8))
         .ratio(Ratio::of("sse÷scalar", "utf8kit sse utf16_to_utf8", "utf8kit scalar utf16_to_utf8"))
         .ratio(Ratio::of("sse÷simdutf", "utf8kit sse utf16_to_utf8", SIMDUTF_16TO8))
-        .summary(Summary {
-            title: "utf8kit ÷ simdutf::convert_utf16le_to_utf8, geomean over the non-Latin lipsum files",
-            ratio: "÷simdutf",
-            rows: RowKey::is_non_latin_lipsum,
-            shape: Shape::GeomeanBySize,
-        })
+        .summary(Summary::non_latin_geomean(
+            "utf8kit ÷ simdutf::convert_utf16le_to_utf8, geomean over the non-Latin lipsum files",
+            "÷simdutf",
+        ))
         .summary(Summary::lipsum_matrix(
             "utf8kit ÷ simdutf, every lipsum file",
             "÷simdutf",

@@ -9,7 +9,7 @@
 //! simdutf's conversions are `unsafe fn`s over raw pointers, so the two wrappers at the
 //! end are this module's only `unsafe` code.
 
-use super::{Contender, INVALID, Operation, Ratio, Role, RowKey, Shape, Summary, room};
+use super::{Contender, INVALID, Operation, Ratio, Role, Summary, room};
 use crate::inputs::Encoding;
 
 const UTF8KIT_8TO16BE: &str = "utf8kit::transcode::utf8_to_utf16be_into";
@@ -67,12 +67,10 @@ pub fn utf8_to_utf16be() -> Operation {
             "utf8kit avx2 utf8_to_utf16be",
             SIMDUTF_8TO16BE,
         ))
-        .summary(Summary {
-            title: "utf8kit ÷ simdutf::convert_utf8_to_utf16be, geomean over the non-Latin lipsum files",
-            ratio: "÷simdutf",
-            rows: RowKey::is_non_latin_lipsum,
-            shape: Shape::GeomeanBySize,
-        })
+        .summary(Summary::non_latin_geomean(
+            "utf8kit ÷ simdutf::convert_utf8_to_utf16be, geomean over the non-Latin lipsum files",
+            "÷simdutf",
+        ))
         .summary(Summary::lipsum_matrix(
             "utf8kit ÷ simdutf, every lipsum file",
             "÷simdutf",
@@ -130,12 +128,10 @@ pub fn utf16be_to_utf8() -> Operation {
             "utf8kit avx2 utf16be_to_utf8",
             SIMDUTF_16BETO8,
         ))
-        .summary(Summary {
-            title: "utf8kit ÷ simdutf::convert_utf16be_to_utf8, geomean over the non-Latin lipsum files",
-            ratio: "÷simdutf",
-            rows: RowKey::is_non_latin_lipsum,
-            shape: Shape::GeomeanBySize,
-        })
+        .summary(Summary::non_latin_geomean(
+            "utf8kit ÷ simdutf::convert_utf16be_to_utf8, geomean over the non-Latin lipsum files",
+            "÷simdutf",
+        ))
         .summary(Summary::lipsum_matrix(
             "utf8kit ÷ simdutf, every lipsum file",
             "÷simdutf",

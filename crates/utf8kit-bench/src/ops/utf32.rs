@@ -7,9 +7,7 @@
 
 use std::hint::black_box;
 
-use super::{
-    Contender, INVALID, Operation, Ratio, Role, RowKey, Shape, Summary, room, valid_flavour,
-};
+use super::{Contender, INVALID, Operation, Ratio, Role, Summary, room, valid_flavour};
 use crate::inputs::Encoding;
 
 const UTF8KIT_8TO32: &str = "utf8kit::transcode::utf8_to_utf32_into";
@@ -104,12 +102,10 @@ pub fn utf8_to_utf32() -> Operation {
         .ratio(Ratio::of("avx2÷simdutf", AVX2_8TO32, SIMDUTF_8TO32))
         .ratio(Ratio::of("sse÷scalar", SSE_8TO32, SCALAR_8TO32))
         .ratio(Ratio::of("sse÷simdutf", SSE_8TO32, SIMDUTF_8TO32))
-        .summary(Summary {
-            title: "utf8kit ÷ simdutf::convert_utf8_to_utf32, geomean over the non-Latin lipsum files",
-            ratio: "÷simdutf",
-            rows: RowKey::is_non_latin_lipsum,
-            shape: Shape::GeomeanBySize,
-        })
+        .summary(Summary::non_latin_geomean(
+            "utf8kit ÷ simdutf::convert_utf8_to_utf32, geomean over the non-Latin lipsum files",
+            "÷simdutf",
+        ))
         .summary(Summary::lipsum_matrix(
             "utf8kit ÷ simdutf, every lipsum file",
             "÷simdutf",
@@ -189,12 +185,10 @@ pub fn utf32_to_utf8() -> Operation {
         .ratio(Ratio::of("avx2÷simdutf", AVX2_32TO8, SIMDUTF_32TO8))
         .ratio(Ratio::of("sse÷scalar", SSE_32TO8, SCALAR_32TO8))
         .ratio(Ratio::of("sse÷simdutf", SSE_32TO8, SIMDUTF_32TO8))
-        .summary(Summary {
-            title: "utf8kit ÷ simdutf::convert_utf32_to_utf8, geomean over the non-Latin lipsum files",
-            ratio: "÷simdutf",
-            rows: RowKey::is_non_latin_lipsum,
-            shape: Shape::GeomeanBySize,
-        })
+        .summary(Summary::non_latin_geomean(
+            "utf8kit ÷ simdutf::convert_utf32_to_utf8, geomean over the non-Latin lipsum files",
+            "÷simdutf",
+        ))
         .summary(Summary::lipsum_matrix(
             "utf8kit ÷ simdutf, every lipsum file",
             "÷simdutf",
