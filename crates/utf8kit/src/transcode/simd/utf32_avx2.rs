@@ -24,7 +24,7 @@
 //! leave the rest to the scalar kernels.
 
 use super::Progress;
-use super::utf16_avx2::{PACK, decode16, encode8};
+use super::utf16_avx2::{PACK, decode16};
 
 use core::arch::x86_64::*;
 
@@ -155,13 +155,356 @@ pub(crate) unsafe fn utf8_to_utf32<const ASCII_ONLY: bool>(
     }
 }
 
-/// Room a UTF-32 → UTF-8 step needs: 8 values make at most 32 bytes, and
-/// the encoder's stores reach 28 bytes from the step's start.
-const ROOM8: usize = 32;
+/// Values a UTF-32 → UTF-8 step reads.
+const STEP32: usize = 16;
 
-/// Converts UTF-32 to UTF-8 at `dst`, 8 values a step, while a step's
-/// values and room remain, up to the first step holding an invalid value
-/// (either flavour: the scalar kernel reports or replaces it).
+/// Room a UTF-32 → UTF-8 step's whole-register stores need: 16 values make
+/// at most 64 bytes, and no store reaches past the 64th.
+const ROOM32: usize = 64;
+
+/// Values left from which a UTF-32 → UTF-8 step stores whole registers:
+/// its stores reach at most 12 bytes past its output, and the 12 or more
+/// values after the step make at least 12 bytes, written over them. Nearer
+/// the end a step packs its output in a local buffer and copies exactly it.
+const TAIL32: usize = STEP32 + 12;
+
+/// `pshufb` indices packing 8 16-bit lanes that hold 1 or 2 bytes of UTF-8
+/// each (from the lane's low byte on) to the start; bit `k` of the index
+/// is set if lane `k` has 2 bytes.
+const fn pack12_table() -> [[u8; 16]; 256] {
+    let mut table = [[0x80u8; 16]; 256];
+    let mut index = 0;
+    while index < 256 {
+        let mut out = 0;
+        let mut lane = 0;
+        while lane < 8 {
+            table[index][out] = 2 * lane as u8;
+            out += 1;
+            if index & (1 << lane) != 0 {
+                table[index][out] = 2 * lane as u8 + 1;
+                out += 1;
+            }
+            lane += 1;
+        }
+        index += 1;
+    }
+    table
+}
+
+static PACK12: [[u8; 16]; 256] = pack12_table();
+
+/// `pshufb` indices packing the UTF-8 of 4 values below `10000` held in
+/// 32-bit lanes as bytes `[value, last, lead3, lead2/mid]` (see
+/// [`encode16_bmp`]) to the start. Bit `2k` of the index is set if value
+/// `k` is ASCII, bit `2k + 1` if it is below `800`; the group then holds
+/// `12 - popcnt(index)` bytes.
+const fn pack123_table() -> [[u8; 16]; 256] {
+    let mut table = [[0x80u8; 16]; 256];
+    let mut index = 0;
+    while index < 256 {
+        let mut out = 0;
+        let mut lane = 0;
+        while lane < 4 {
+            let base = 4 * lane as u8;
+            let (ascii, short) = ((index >> (2 * lane)) & 1, (index >> (2 * lane + 1)) & 1);
+            if ascii != 0 {
+                // (With `short` clear this cannot happen: any byte will do.)
+                table[index][out] = base;
+                out += 1;
+            } else if short != 0 {
+                table[index][out] = base + 3;
+                table[index][out + 1] = base + 1;
+                out += 2;
+            } else {
+                table[index][out] = base + 2;
+                table[index][out + 1] = base + 3;
+                table[index][out + 2] = base + 1;
+                out += 3;
+            }
+            lane += 1;
+        }
+        index += 1;
+    }
+    table
+}
+
+static PACK123: [[u8; 16]; 256] = pack123_table();
+
+/// `pshufb` indices packing the UTF-8 of 4 values held in 32-bit lanes with
+/// their bytes in reverse order (the last byte in the low byte, the lead
+/// byte at byte `len - 1`; see [`encode8_any`]) to the start. Bit `k` of the
+/// index is set if value `k` has 2 or 4 bytes, bit `k + 4` if it has 3 or
+/// 4.
+const fn pack1234_table() -> [[u8; 16]; 256] {
+    let mut table = [[0x80u8; 16]; 256];
+    let mut index = 0;
+    while index < 256 {
+        let mut out = 0;
+        let mut lane = 0;
+        while lane < 4 {
+            let len = 1 + ((index >> lane) & 1) + 2 * ((index >> (lane + 4)) & 1);
+            let mut j = len;
+            while j > 0 {
+                j -= 1;
+                table[index][out] = (4 * lane + j) as u8;
+                out += 1;
+            }
+            lane += 1;
+        }
+        index += 1;
+    }
+    table
+}
+
+static PACK1234: [[u8; 16]; 256] = pack1234_table();
+
+/// Loads the 16 `pshufb` indices of `row`.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn row(row: &[u8; 16]) -> __m128i {
+    // SAFETY: a row is 16 readable bytes.
+    unsafe { _mm_loadu_si128(row.as_ptr().cast()) }
+}
+
+/// The bytes a group of [`PACK1234`] index `index` holds.
+#[inline(always)]
+fn len1234(index: u32) -> usize {
+    4 + (index & 0xF).count_ones() as usize + 2 * (index >> 4).count_ones() as usize
+}
+
+/// Narrows 16 values in `a` and `b` (8 each, all below `10000`) to the
+/// 16-bit lanes of one register, in order.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn narrow16(a: __m256i, b: __m256i) -> __m256i {
+    // `vpackusdw` interleaves the 128-bit lanes: a0-3 b0-3 | a4-7 b4-7.
+    _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_packus_epi32(a, b))
+}
+
+/// Encodes 16 values below `800` (16-bit lanes of `u`, in order) as UTF-8
+/// at `out`; returns the bytes written (16 to 32).
+///
+/// # Safety
+///
+/// 32 bytes at `out` are writable (two 16-byte stores, the second at most
+/// 16 bytes on).
+#[target_feature(enable = "avx2,popcnt")]
+#[inline]
+unsafe fn encode16_short(u: __m256i, out: *mut u8) -> usize {
+    // Two bytes, the lead in the low byte: 110aaaaa 10bbbbbb.
+    let two = _mm256_or_si256(
+        _mm256_or_si256(
+            _mm256_srli_epi16::<6>(u),
+            _mm256_and_si256(_mm256_slli_epi16::<8>(u), _mm256_set1_epi16(0x3F00)),
+        ),
+        _mm256_set1_epi16(0x80C0u16 as i16),
+    );
+    let big = _mm256_cmpgt_epi16(u, _mm256_set1_epi16(0x7F));
+    let lanes = _mm256_blendv_epi8(u, two, big);
+    // One bit per value: bits 0..8 for the low 128-bit lane, 16..24 for
+    // the high one.
+    let m = _mm256_movemask_epi8(_mm256_packs_epi16(big, big)) as u32;
+    let (m0, m1) = (m & 0xFF, (m >> 16) & 0xFF);
+    let p0 = _mm_shuffle_epi8(_mm256_castsi256_si128(lanes), row(&PACK12[m0 as usize]));
+    let p1 = _mm_shuffle_epi8(
+        _mm256_extracti128_si256::<1>(lanes),
+        row(&PACK12[m1 as usize]),
+    );
+    let n0 = 8 + m0.count_ones() as usize;
+    // SAFETY: 16 bytes at `out` and at `out + n0` (`n0 <= 16`): inside the
+    // 32 writable ones.
+    unsafe {
+        _mm_storeu_si128(out.cast(), p0);
+        _mm_storeu_si128(out.add(n0).cast(), p1);
+    }
+    n0 + 8 + m1.count_ones() as usize
+}
+
+/// Encodes 16 values below `10000`, none a surrogate (16-bit lanes of `u`,
+/// in order), as UTF-8 at `out`; returns the bytes written (16 to 48).
+///
+/// Each value gets a 32-bit lane `[value, last, lead3, lead2/mid]`: its low
+/// byte (the whole value if ASCII), the last byte of its 2- or 3-byte form,
+/// the lead byte of its 3-byte form, and the lead of its 2-byte form or the
+/// middle byte of its 3-byte form (they differ in bit 6). [`PACK123`] picks
+/// the bytes each value needs.
+///
+/// # Safety
+///
+/// 52 bytes at `out` are writable (four 16-byte stores, the last at most
+/// 36 bytes on).
+#[target_feature(enable = "avx2,popcnt")]
+#[inline]
+unsafe fn encode16_bmp(u: __m256i, out: *mut u8) -> usize {
+    let high5 = _mm256_and_si256(u, _mm256_set1_epi16(0xF800u16 as i16));
+    let short = _mm256_cmpeq_epi16(high5, _mm256_setzero_si256());
+    let ascii = _mm256_cmpeq_epi16(
+        _mm256_and_si256(u, _mm256_set1_epi16(0xFF80u16 as i16)),
+        _mm256_setzero_si256(),
+    );
+    // Low word: the value's low byte, then 10cccccc.
+    let dup_low = _mm256_setr_epi8(
+        0, 0, 2, 2, 4, 4, 6, 6, 8, 8, 10, 10, 12, 12, 14, 14, 0, 0, 2, 2, 4, 4, 6, 6, 8, 8, 10, 10,
+        12, 12, 14, 14,
+    );
+    let lo = _mm256_or_si256(
+        _mm256_and_si256(_mm256_shuffle_epi8(u, dup_low), _mm256_set1_epi16(0x3FFF)),
+        _mm256_set1_epi16(0x8000u16 as i16),
+    );
+    // High word: 1110aaaa, then 110bbbbb (short) or 10bbbbbb.
+    let marks = _mm256_blendv_epi8(
+        _mm256_set1_epi16(0x80E0u16 as i16),
+        _mm256_set1_epi16(0xC0E0u16 as i16),
+        short,
+    );
+    let hi = _mm256_or_si256(
+        _mm256_or_si256(
+            _mm256_srli_epi16::<12>(u),
+            _mm256_and_si256(_mm256_slli_epi16::<2>(u), _mm256_set1_epi16(0x3F00)),
+        ),
+        marks,
+    );
+    // Values 0-3 | 8-11 and 4-7 | 12-15.
+    let x = _mm256_unpacklo_epi16(lo, hi);
+    let y = _mm256_unpackhi_epi16(lo, hi);
+    let m = (_mm256_movemask_epi8(ascii) as u32 & 0x5555_5555)
+        | (_mm256_movemask_epi8(short) as u32 & 0xAAAA_AAAA);
+    let g = |k: u32| ((m >> (8 * k)) & 0xFF) as usize;
+    let p0 = _mm_shuffle_epi8(_mm256_castsi256_si128(x), row(&PACK123[g(0)]));
+    let p1 = _mm_shuffle_epi8(_mm256_castsi256_si128(y), row(&PACK123[g(1)]));
+    let p2 = _mm_shuffle_epi8(_mm256_extracti128_si256::<1>(x), row(&PACK123[g(2)]));
+    let p3 = _mm_shuffle_epi8(_mm256_extracti128_si256::<1>(y), row(&PACK123[g(3)]));
+    let n = |k: u32| 12 - g(k).count_ones() as usize;
+    let (n0, n1, n2) = (n(0), n(1), n(2));
+    // SAFETY: 16-byte stores at 0, `n0`, `n0 + n1`, `n0 + n1 + n2` (at
+    // most 36): inside the 52 writable bytes.
+    unsafe {
+        _mm_storeu_si128(out.cast(), p0);
+        _mm_storeu_si128(out.add(n0).cast(), p1);
+        _mm_storeu_si128(out.add(n0 + n1).cast(), p2);
+        _mm_storeu_si128(out.add(n0 + n1 + n2).cast(), p3);
+    }
+    48 - m.count_ones() as usize
+}
+
+/// The 6-bit groups of each 32-bit lane of `u` spread to bytes: bits 0..6
+/// to byte 0, 6..12 to byte 1, 12..18 to byte 2, 18..24 to byte 3.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn spread6(u: __m256i) -> __m256i {
+    _mm256_or_si256(
+        _mm256_or_si256(
+            _mm256_and_si256(u, _mm256_set1_epi32(0x3F)),
+            _mm256_and_si256(_mm256_slli_epi32::<2>(u), _mm256_set1_epi32(0x3F00)),
+        ),
+        _mm256_or_si256(
+            _mm256_and_si256(_mm256_slli_epi32::<4>(u), _mm256_set1_epi32(0x3F_0000)),
+            _mm256_and_si256(_mm256_slli_epi32::<6>(u), _mm256_set1_epi32(0x3F00_0000)),
+        ),
+    )
+}
+
+/// Encodes 8 scalar values (the 32-bit lanes of `u`) as UTF-8 at `out`;
+/// returns the bytes written (8 to 32).
+///
+/// Each lane gets its character's bytes in reverse order (the lead byte at
+/// byte `len - 1`), which is [`spread6`] and the marker bits of its length;
+/// [`PACK1234`] reverses and packs them.
+///
+/// # Safety
+///
+/// 32 bytes at `out` are writable (two 16-byte stores, the second at most
+/// 16 bytes on).
+#[target_feature(enable = "avx2,popcnt")]
+#[inline]
+unsafe fn encode8_any(u: __m256i, out: *mut u8) -> usize {
+    // (Scalar values are below 2^31: signed compares are right.)
+    let ge2 = _mm256_cmpgt_epi32(u, _mm256_set1_epi32(0x7F));
+    let ge3 = _mm256_cmpgt_epi32(u, _mm256_set1_epi32(0x7FF));
+    let ge4 = _mm256_cmpgt_epi32(u, _mm256_set1_epi32(0xFFFF));
+    // Markers: 2 bytes C080, 3 bytes E08080, 4 bytes F0808080.
+    let marks = _mm256_xor_si256(
+        _mm256_xor_si256(
+            _mm256_and_si256(ge2, _mm256_set1_epi32(0xC080)),
+            _mm256_and_si256(ge3, _mm256_set1_epi32(0xE0_4000)),
+        ),
+        _mm256_and_si256(ge4, _mm256_set1_epi32(0xF060_0000u32 as i32)),
+    );
+    let lanes = _mm256_blendv_epi8(u, _mm256_or_si256(spread6(u), marks), ge2);
+    // Bit k: 2 or 4 bytes (`ge2 ^ ge3 ^ ge4`); bit k + 8: 3 or 4 (`ge3`).
+    let odd = _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_xor_si256(
+        _mm256_xor_si256(ge2, ge3),
+        ge4,
+    ))) as u32;
+    let big = _mm256_movemask_ps(_mm256_castsi256_ps(ge3)) as u32;
+    let i0 = (odd & 0xF) | ((big & 0xF) << 4);
+    let i1 = (odd >> 4) | (big & 0xF0);
+    let p0 = _mm_shuffle_epi8(_mm256_castsi256_si128(lanes), row(&PACK1234[i0 as usize]));
+    let p1 = _mm_shuffle_epi8(
+        _mm256_extracti128_si256::<1>(lanes),
+        row(&PACK1234[i1 as usize]),
+    );
+    let n0 = len1234(i0);
+    // SAFETY: 16 bytes at `out` and at `out + n0` (`n0 <= 16`): inside the
+    // 32 writable ones.
+    unsafe {
+        _mm_storeu_si128(out.cast(), p0);
+        _mm_storeu_si128(out.add(n0).cast(), p1);
+    }
+    n0 + len1234(i1)
+}
+
+/// Encodes 8 supplementary values (`10000..=10FFFF`, the 32-bit lanes of
+/// `u`) as UTF-8: 32 bytes.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn encode8_four(u: __m256i) -> __m256i {
+    let lanes = _mm256_or_si256(spread6(u), _mm256_set1_epi32(0xF080_8080u32 as i32));
+    let reverse = _mm256_setr_epi8(
+        3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12, 3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8,
+        15, 14, 13, 12,
+    );
+    _mm256_shuffle_epi8(lanes, reverse)
+}
+
+/// All-ones in the 32-bit lanes of `u` that hold scalar values: not a
+/// surrogate, and at most `10FFFF` (`min(u, 10FFFF) == u`, unsigned).
+#[target_feature(enable = "avx2")]
+#[inline]
+fn scalar_values(u: __m256i) -> __m256i {
+    let in_range = _mm256_cmpeq_epi32(_mm256_min_epu32(u, _mm256_set1_epi32(0x10_FFFF)), u);
+    let surrogate = _mm256_cmpeq_epi32(
+        _mm256_and_si256(u, _mm256_set1_epi32(0xFFFF_F800u32 as i32)),
+        _mm256_set1_epi32(0xD800),
+    );
+    _mm256_andnot_si256(surrogate, in_range)
+}
+
+/// All-ones in the 32-bit lanes of `u` that hold supplementary values
+/// (`10000..=10FFFF`).
+#[target_feature(enable = "avx2")]
+#[inline]
+fn supplementary(u: __m256i) -> __m256i {
+    let t = _mm256_sub_epi32(u, _mm256_set1_epi32(0x1_0000));
+    _mm256_cmpeq_epi32(_mm256_min_epu32(t, _mm256_set1_epi32(0xF_FFFF)), t)
+}
+
+/// Narrows 16 ASCII values (`a` then `b`, 8 each) to 16 bytes.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn narrow_ascii16(a: __m256i, b: __m256i) -> __m128i {
+    let w = _mm256_packus_epi32(a, b);
+    // Bytes a0-3 b0-3 (twice) | a4-7 b4-7 (twice): gather the dwords.
+    let bytes = _mm256_packus_epi16(w, w);
+    let order = _mm256_setr_epi32(0, 4, 1, 5, 0, 4, 1, 5);
+    _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(bytes, order))
+}
+
+/// Converts UTF-32 to UTF-8 at `dst`, 16 values a step, while a step's
+/// values remain (and its output fits); without `LOSSY` up to the first
+/// step holding an invalid value (a surrogate or a value above `10FFFF`,
+/// which the scalar kernel reports), with `LOSSY` replacing each invalid
+/// value by U+FFFD.
 ///
 /// # Safety
 ///
@@ -176,62 +519,274 @@ pub(crate) unsafe fn utf32_to_utf8<const LOSSY: bool>(
     let mut i = 0;
     let mut o = 0;
     let p = src.as_ptr();
+    let not_ascii = _mm256_set1_epi32(!0x7F);
     // Invariants: `i <= src.len()`, `o <= cap`.
-    while src.len() - i >= 8 && cap - o >= ROOM8 {
-        // SAFETY: values `i..i + 8` are readable.
-        let v = unsafe { _mm256_loadu_si256(p.add(i).cast()) };
-        // SAFETY: `o + ROOM8 <= cap`: 32 writable bytes at `out`.
+    'steps: while src.len() - i >= STEP32 {
+        // SAFETY: values `i..i + 16` are readable.
+        let (mut a, mut b) = unsafe {
+            (
+                _mm256_loadu_si256(p.add(i).cast()),
+                _mm256_loadu_si256(p.add(i + 8).cast()),
+            )
+        };
+        // SAFETY: `o <= cap`: inside (or one past) the output.
         let out = unsafe { dst.add(o) };
-        if _mm256_testz_si256(v, _mm256_set1_epi32(!0x7F)) != 0 {
-            // Values 0..=7F: two packs give bytes 0..4 of each 128-bit
-            // lane; gather them.
-            let w = _mm256_packus_epi32(v, v);
-            let b = _mm256_packus_epi16(w, w);
-            let lo = _mm256_castsi256_si128(b);
-            let hi = _mm256_extracti128_si256::<1>(b);
-            let bytes = _mm_unpacklo_epi32(lo, hi);
-            // SAFETY: 8 of the 32 writable bytes.
-            unsafe { _mm_storel_epi64(out.cast(), bytes) };
-            i += 8;
-            o += 8;
-            continue;
-        }
-        // Below 10000 and not a surrogate: `min(v, FFFF) == v` and
-        // `max(v ^ D800, 800) == v ^ D800` (unsigned compares).
-        let bmp = _mm256_cmpeq_epi32(_mm256_min_epu32(v, _mm256_set1_epi32(0xFFFF)), v);
-        let off = _mm256_xor_si256(v, _mm256_set1_epi32(0xD800));
-        let not_sur = _mm256_cmpeq_epi32(_mm256_max_epu32(off, _mm256_set1_epi32(0x800)), off);
-        let plain = _mm256_and_si256(bmp, not_sur);
-        if _mm256_movemask_epi8(plain) as u32 == u32::MAX {
-            // SAFETY: the encoder writes 28 of the 32 writable bytes.
-            o += unsafe { encode8(v, out) };
-            i += 8;
-            continue;
-        }
-        // Supplementary values (or an invalid one): scalar code, straight
-        // into the room; at an invalid value the step is left to the scalar
-        // kernel, which writes the same bytes again up to it.
-        // SAFETY: `ROOM8` bytes at `out` are writable (above), and nothing
-        // else refers to them while `room` lives.
-        let room = unsafe { core::slice::from_raw_parts_mut(out, ROOM8) };
-        let mut at = 0;
-        for k in 0..8 {
-            // SAFETY: value `i + k < i + 8` is readable.
-            let c = unsafe { *p.add(i + k) };
-            if char::from_u32(c).is_none() {
-                return Progress {
-                    read: i,
-                    written: o,
+        let any = _mm256_or_si256(a, b);
+        if _mm256_testz_si256(any, not_ascii) != 0 {
+            if src.len() - i >= 2 * STEP32 && cap - o >= 2 * STEP32 {
+                // SAFETY: values `i + 16..i + 32` are readable.
+                let (c, d) = unsafe {
+                    (
+                        _mm256_loadu_si256(p.add(i + 16).cast()),
+                        _mm256_loadu_si256(p.add(i + 24).cast()),
+                    )
                 };
+                if _mm256_testz_si256(_mm256_or_si256(c, d), not_ascii) != 0 {
+                    let bytes =
+                        _mm256_packus_epi16(_mm256_packus_epi32(a, b), _mm256_packus_epi32(c, d));
+                    let order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+                    let bytes = _mm256_permutevar8x32_epi32(bytes, order);
+                    // SAFETY: 32 of the `cap - o` writable bytes.
+                    unsafe { _mm256_storeu_si256(out.cast(), bytes) };
+                    i += 2 * STEP32;
+                    o += 2 * STEP32;
+                    continue;
+                }
             }
-            // 8 values make at most 32 bytes: all fit in `room`.
-            at += crate::transcode::step::put_utf8(room, at, c);
+            if cap - o < STEP32 {
+                break;
+            }
+            // SAFETY: 16 of the `cap - o` writable bytes.
+            unsafe { _mm_storeu_si128(out.cast(), narrow_ascii16(a, b)) };
+            i += STEP32;
+            o += STEP32;
+            continue;
         }
-        i += 8;
-        o += at;
+        // Whole-register stores straight to the output, or (near the end
+        // of the input or the room) to `buf`, then exactly the output.
+        let whole = src.len() - i >= TAIL32 && cap - o >= ROOM32;
+        let mut buf = [0u8; ROOM32];
+        let w = if whole { out } else { buf.as_mut_ptr() };
+        let n = 'step: {
+            if _mm256_testz_si256(any, _mm256_set1_epi32(!0x7FF)) != 0 {
+                // SAFETY: `ROOM32` bytes at `w` are writable.
+                break 'step unsafe { encode16_short(narrow16(a, b), w) };
+            }
+            if _mm256_testz_si256(any, _mm256_set1_epi32(!0xFFFF)) != 0 {
+                let u = narrow16(a, b);
+                let surrogates = _mm256_cmpeq_epi16(
+                    _mm256_and_si256(u, _mm256_set1_epi16(0xF800u16 as i16)),
+                    _mm256_set1_epi16(0xD800u16 as i16),
+                );
+                if _mm256_testz_si256(surrogates, surrogates) != 0 {
+                    // SAFETY: `ROOM32` bytes at `w` are writable.
+                    break 'step unsafe { encode16_bmp(u, w) };
+                }
+            }
+            let (ok_a, ok_b) = (scalar_values(a), scalar_values(b));
+            if _mm256_movemask_epi8(_mm256_and_si256(ok_a, ok_b)) != -1 {
+                if !LOSSY {
+                    break 'steps;
+                }
+                let replacement = _mm256_set1_epi32(0xFFFD);
+                a = _mm256_blendv_epi8(replacement, a, ok_a);
+                b = _mm256_blendv_epi8(replacement, b, ok_b);
+            }
+            let four = _mm256_and_si256(supplementary(a), supplementary(b));
+            if _mm256_movemask_epi8(four) == -1 {
+                // SAFETY: 64 bytes at `w` are writable.
+                unsafe {
+                    _mm256_storeu_si256(w.cast(), encode8_four(a));
+                    _mm256_storeu_si256(w.add(32).cast(), encode8_four(b));
+                }
+                64
+            } else {
+                // SAFETY: 32 bytes at `w` and 32 at `w + n` (`n <= 32`):
+                // inside the 64 writable ones.
+                unsafe {
+                    let n = encode8_any(a, w);
+                    n + encode8_any(b, w.add(n))
+                }
+            }
+        };
+        if !whole {
+            if n > cap - o {
+                break;
+            }
+            // SAFETY: `n <= cap - o` bytes from `buf` (`n <= 64`).
+            unsafe { core::ptr::copy_nonoverlapping(buf.as_ptr(), out, n) };
+        }
+        i += STEP32;
+        o += n;
     }
     Progress {
         read: i,
         written: o,
+    }
+}
+
+#[cfg(all(test, feature = "std"))]
+mod tests {
+    use super::*;
+    use std::string::String;
+    use std::vec;
+    use std::vec::Vec;
+
+    /// Whether the CPU has the kernels' features.
+    fn available() -> bool {
+        std::is_x86_feature_detected!("avx2")
+            && std::is_x86_feature_detected!("bmi1")
+            && std::is_x86_feature_detected!("bmi2")
+            && std::is_x86_feature_detected!("popcnt")
+    }
+
+    /// UTF-32 → UTF-8 by the kernel into `cap` bytes: checks the output
+    /// against std's encoding of the values it read (with U+FFFD for
+    /// invalid ones if `LOSSY`), that it stopped only where it had to, and
+    /// that nothing is written past its output.
+    fn encode<const LOSSY: bool>(values: &[u32], cap: usize) -> Progress {
+        let utf8 = |vs: &[u32]| -> String {
+            vs.iter()
+                .map(|&v| char::from_u32(v).unwrap_or(char::REPLACEMENT_CHARACTER))
+                .collect()
+        };
+        let mut out = vec![0xA5u8; cap + 64];
+        // SAFETY: the features were checked; `out` has `cap` bytes and more.
+        let p = unsafe { utf32_to_utf8::<LOSSY>(values, out.as_mut_ptr(), cap) };
+        let done = &values[..p.read];
+        if !LOSSY {
+            assert!(done.iter().all(|&v| char::from_u32(v).is_some()));
+        }
+        assert_eq!(&out[..p.written], utf8(done).as_bytes(), "{values:X?}");
+        let want = utf8(values);
+        let want = want.as_bytes();
+        // Finished as the wrapper does (if the conversion succeeds and fits).
+        if (LOSSY || values.iter().all(|&v| char::from_u32(v).is_some())) && want.len() <= cap {
+            out[p.written..want.len()].copy_from_slice(&want[p.written..]);
+            assert!(out[want.len()..].iter().all(|&b| b == 0xA5), "{values:X?}");
+            // Stopped only for want of a whole step of input.
+            assert!(values.len() - p.read < STEP32, "{values:X?} {p:?}");
+        } else {
+            assert!(p.written <= cap);
+            assert!(out[cap..].iter().all(|&b| b == 0xA5), "{values:X?}");
+        }
+        p
+    }
+
+    const KINDS: [u32; 20] = [
+        0x0,
+        0x61,
+        0x7F,
+        0x80,
+        0xE9,
+        0x7FF,
+        0x800,
+        0x20AC,
+        0xD7FF,
+        0xD800,
+        0xDBFF,
+        0xDC00,
+        0xDFFF,
+        0xE000,
+        0xFFFF,
+        0x1_0000,
+        0x1F600,
+        0x10_FFFF,
+        0x11_0000,
+        0xFFFF_FFFF,
+    ];
+
+    #[test]
+    fn utf32_every_value_kind_at_every_offset() {
+        if !available() {
+            return;
+        }
+        let fills = [0x62, 0x7FF, 0x3B1, 0x20AC, 0xFFFD, 0x1F601, 0x10_FFFF];
+        for len in [16, 17, 20, 27, 28, 29, 31, 32, 33, 40, 47, 48, 49, 64, 65] {
+            for at in 0..len {
+                for kind in KINDS {
+                    for fill in fills {
+                        let mut values = vec![fill; len];
+                        values[at] = kind;
+                        let valid = char::from_u32(kind).is_some();
+                        let need: usize = values
+                            .iter()
+                            .map(|&v| char::from_u32(v).map_or(3, char::len_utf8))
+                            .sum();
+                        for cap in [need, need + 64, need.saturating_sub(1), need / 2] {
+                            let p = encode::<false>(&values, cap);
+                            if !valid {
+                                assert!(p.read <= at, "{values:X?}");
+                            }
+                            encode::<true>(&values, cap);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn utf32_mixed_lengths_in_every_pattern() {
+        if !available() {
+            return;
+        }
+        // Each of 16 values one of 4 lengths, by the digits of a counter in
+        // base 4 (a sample of the patterns), in several repetitions.
+        let by_len = [0x41, 0x416, 0x4E2D, 0x1F642];
+        for seed in 0u64..4096 {
+            let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+            let values: Vec<u32> = (0..64)
+                .map(|_| {
+                    x = x.rotate_left(2);
+                    by_len[(x & 3) as usize]
+                })
+                .collect();
+            let need: usize = values
+                .iter()
+                .map(|&v| char::from_u32(v).unwrap().len_utf8())
+                .sum();
+            for cap in [need, need + 64] {
+                encode::<false>(&values, cap);
+                encode::<true>(&values, cap);
+            }
+        }
+    }
+
+    #[test]
+    fn utf32_every_length_below_130() {
+        if !available() {
+            return;
+        }
+        for len in 0..130 {
+            for fill in [0x61, 0x3B1, 0x4E2D, 0x1F642] {
+                let values: Vec<u32> = (0..len as u32).map(|k| fill + k % 3).collect();
+                let need: usize = values
+                    .iter()
+                    .map(|&v| char::from_u32(v).unwrap().len_utf8())
+                    .sum();
+                encode::<false>(&values, need);
+                encode::<true>(&values, need + 5);
+            }
+        }
+    }
+
+    #[test]
+    fn pack_tables_match_their_lengths() {
+        for index in 0..256u32 {
+            let used = |r: &[u8; 16]| r.iter().take_while(|&&b| b != 0x80).count();
+            assert_eq!(
+                used(&PACK12[index as usize]),
+                8 + index.count_ones() as usize
+            );
+            assert_eq!(used(&PACK1234[index as usize]), len1234(index));
+            let valid = (0..4).all(|k| (index >> (2 * k)) & 3 != 1);
+            if valid {
+                assert_eq!(
+                    used(&PACK123[index as usize]),
+                    12 - index.count_ones() as usize
+                );
+            }
+        }
     }
 }
