@@ -24,26 +24,165 @@
 //! leave the rest to the scalar kernels.
 
 use super::Progress;
-use super::utf16_avx2::{PACK, decode16};
 
 use core::arch::x86_64::*;
 
-/// Bytes a UTF-8 → UTF-32 step may read, and values of room it needs.
-const STEP: usize = 32;
+/// Bytes of a UTF-8 → UTF-32 block: a step converts the characters whose
+/// lead byte is in it, which may end up to 3 bytes past it.
+const BLOCK: usize = 32;
 
-/// Input bytes left from which a UTF-8 → UTF-32 step stores whole
-/// registers (see the step); nearer the end it writes exactly its values.
-/// Masked stores (`vpmaskmovd`) everywhere halved the speed on AMD CPUs,
-/// where they are microcoded.
-const TAIL: usize = 64;
+/// Bytes a UTF-8 → UTF-32 block step may read: the block, and 16 bytes
+/// from its last 8 on.
+const READ: usize = 40;
 
-/// Converts valid UTF-8 to UTF-32 at `dst` while 32 bytes of input and 32
-/// values of room remain.
+/// Input bytes left from which a UTF-8 → UTF-32 block step stores whole
+/// registers straight to the output: a step's stores reach at most 8
+/// values past its output, and the block after it (at least 29 bytes of
+/// its own characters) makes at least 8 values, written over them. Nearer
+/// the end a step works in local buffers and copies exactly its output.
+const WHOLE: usize = 2 * BLOCK;
+
+/// Values of room a block step's whole-register stores need.
+const ROOM: usize = 32;
+
+/// `pshufb` indices gathering, for the lead bytes set in the 8-bit index
+/// (positions 0..8 of a 16-byte window), each lead and the 3 bytes after it
+/// into a 32-bit lane, the lead in the high byte (big-endian), in order:
+/// the first four leads in the low 128-bit lane, the next four in the high
+/// one (both lanes hold the same window). Unused lanes get zeros.
+const fn gather_table() -> [[u8; 32]; 256] {
+    let mut table = [[0x80u8; 32]; 256];
+    let mut mask = 0;
+    while mask < 256 {
+        let mut n = 0;
+        let mut k = 0;
+        while k < 8 {
+            if mask & (1 << k) != 0 {
+                let mut j = 0;
+                while j < 4 {
+                    table[mask][4 * n + 3 - j] = (k + j) as u8;
+                    j += 1;
+                }
+                n += 1;
+            }
+            k += 1;
+        }
+        mask += 1;
+    }
+    table
+}
+
+static GATHER: [[u8; 32]; 256] = gather_table();
+
+/// Decodes the characters gathered big-endian in the 32-bit lanes of `x`
+/// (the lead byte on top, then up to 3 more bytes, of which those past the
+/// character are any).
 ///
-/// With `ASCII_ONLY` it stops at the first block that is not all ASCII
-/// instead, and `src` may be anything. Otherwise `src` should be valid
-/// UTF-8 (else the output is meaningless, but every access stays in
-/// bounds).
+/// The low 6 bits of every byte, and 7 of the lead, are packed into one
+/// 25-bit field by two multiply-adds (`b0 << 18 | b1 << 12 | b2 << 6 |
+/// b3`); the character is the field's bits `6 * (4 - len)..`, of which as
+/// many as the length holds (7, 11, 16 or 21): two variable shifts, by
+/// counts looked up by the lead's high nibble, cut them out.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn decode_lanes(x: __m256i) -> __m256i {
+    let bits = _mm256_and_si256(x, _mm256_set1_epi32(0x7F3F_3F3F));
+    // Pairs: b3 + 64 * b2 and b1 + 64 * b0; then the low pair + 4096 * the
+    // high one.
+    let pairs = _mm256_maddubs_epi16(bits, _mm256_set1_epi16(0x4001));
+    let field = _mm256_madd_epi16(pairs, _mm256_set1_epi32(0x1000_0001));
+    // The lead's high nibble in byte 0, zeros (`pshufb` index 80) above.
+    let nibble = _mm256_or_si256(
+        _mm256_srli_epi32::<28>(x),
+        _mm256_set1_epi32(0x8080_8000u32 as i32),
+    );
+    // ASCII: bits 18..25; 2 bytes: 12..23; 3 bytes: 6..22; 4 bytes: 0..21.
+    let up = _mm256_setr_epi8(
+        7, 7, 7, 7, 7, 7, 7, 7, 0, 0, 0, 0, 9, 9, 10, 11, 7, 7, 7, 7, 7, 7, 7, 7, 0, 0, 0, 0, 9, 9,
+        10, 11,
+    );
+    let down = _mm256_setr_epi8(
+        25, 25, 25, 25, 25, 25, 25, 25, 0, 0, 0, 0, 21, 21, 16, 11, 25, 25, 25, 25, 25, 25, 25, 25,
+        0, 0, 0, 0, 21, 21, 16, 11,
+    );
+    _mm256_srlv_epi32(
+        _mm256_sllv_epi32(field, _mm256_shuffle_epi8(up, nibble)),
+        _mm256_shuffle_epi8(down, nibble),
+    )
+}
+
+/// Converts the characters whose lead byte is in the 32-byte block at `p`
+/// (`v`, its bytes) and set in `leads`, writing whole registers at `out`;
+/// returns how many.
+///
+/// # Safety
+///
+/// * 40 bytes at `p` are readable ([`READ`]).
+/// * 32 values at `out` are writable ([`ROOM`]).
+#[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
+#[inline]
+unsafe fn block_to_utf32(p: *const u8, v: __m256i, leads: u32, out: *mut u32) -> usize {
+    let first = leads.trailing_zeros();
+    if first < 4 && leads == 0x1111_1111 << first {
+        // Maybe 8 characters of 4 bytes each from `first` on: then they
+        // are all 4-byte leads (F0..=F4, `max(b, F0) == b`).
+        let fours = _mm256_movemask_epi8(_mm256_cmpeq_epi8(
+            _mm256_max_epu8(v, _mm256_set1_epi8(-16)),
+            v,
+        )) as u32;
+        if fours & leads == leads {
+            // SAFETY: `first + 32 <= 35` bytes at `p` are readable.
+            let w = unsafe { _mm256_loadu_si256(p.add(first as usize).cast()) };
+            let reverse = _mm256_setr_epi8(
+                3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12, 3, 2, 1, 0, 7, 6, 5, 4, 11,
+                10, 9, 8, 15, 14, 13, 12,
+            );
+            let x = _mm256_and_si256(
+                _mm256_shuffle_epi8(w, reverse),
+                _mm256_set1_epi32(0x073F_3F3F),
+            );
+            let pairs = _mm256_maddubs_epi16(x, _mm256_set1_epi16(0x4001));
+            let values = _mm256_madd_epi16(pairs, _mm256_set1_epi32(0x1000_0001));
+            // SAFETY: 8 of the 32 writable values.
+            unsafe { _mm256_storeu_si256(out.cast(), values) };
+            return 8;
+        }
+    }
+    let mut n = 0;
+    for g in 0..4 {
+        let m = (leads >> (8 * g)) & 0xFF;
+        // SAFETY: bytes `8g..8g + 16` (at most 40) are readable; a table
+        // row is 32 readable bytes.
+        let x = unsafe {
+            let window = _mm256_broadcastsi128_si256(_mm_loadu_si128(p.add(8 * g).cast()));
+            let index = _mm256_loadu_si256(GATHER[m as usize].as_ptr().cast());
+            _mm256_shuffle_epi8(window, index)
+        };
+        // SAFETY: `n <= 24`: 8 values at `out + n` are inside the 32.
+        unsafe { _mm256_storeu_si256(out.add(n).cast(), decode_lanes(x)) };
+        n += m.count_ones() as usize;
+    }
+    n
+}
+
+/// Lead bytes of the block `v`: bytes other than 80..=BF (as `i8`,
+/// greater than -65).
+#[target_feature(enable = "avx2")]
+#[inline]
+fn lead_mask(v: __m256i) -> u32 {
+    _mm256_movemask_epi8(_mm256_cmpgt_epi8(v, _mm256_set1_epi8(-65))) as u32
+}
+
+/// Converts valid UTF-8 to UTF-32 at `dst`: 32-byte blocks at a fixed
+/// stride (a block converts the characters whose lead byte it holds, so no
+/// step waits for the length of the one before), while a whole step's
+/// input and room remain, then, in local buffers, the rest of the input as
+/// far as the room goes. Returns a character boundary.
+///
+/// With `ASCII_ONLY` it converts 32-byte all-ASCII blocks only, while 32
+/// bytes of input and room remain, stops at the first other one, and `src`
+/// may be anything. Otherwise `src` should be valid UTF-8 (else the output
+/// is meaningless, but every access stays in bounds).
 ///
 /// # Safety
 ///
@@ -58,8 +197,13 @@ pub(crate) unsafe fn utf8_to_utf32<const ASCII_ONLY: bool>(
     let mut i = 0;
     let mut o = 0;
     let p = src.as_ptr();
-    // Invariants: `i <= src.len()`, `o <= cap`, `i` at a character boundary.
-    while src.len() - i >= STEP && cap - o >= STEP {
+    // Invariants: `i <= src.len()`, `o <= cap`; `i` at a block start (not
+    // necessarily a character boundary), every character whose lead is
+    // before `i` converted.
+    while src.len() - i >= BLOCK && cap - o >= ROOM {
+        if !ASCII_ONLY && src.len() - i < WHOLE {
+            break;
+        }
         // SAFETY: `i + 32 <= src.len()`.
         let v = unsafe { _mm256_loadu_si256(p.add(i).cast()) };
         // SAFETY: `o + 32 <= cap`: 32 values at `out` are writable, which
@@ -81,73 +225,53 @@ pub(crate) unsafe fn utf8_to_utf32<const ASCII_ONLY: bool>(
                     _mm256_cvtepu8_epi32(_mm_srli_si128::<8>(hi)),
                 );
             }
-            i += STEP;
-            o += STEP;
+            i += BLOCK;
+            o += BLOCK;
             continue;
         }
         if ASCII_ONLY {
             break;
         }
-        // SAFETY: `i + 32 <= src.len()`.
-        let Some((value, mask, read)) = (unsafe { decode16(p.add(i), v) }) else {
-            // A run of 4-byte characters: 4 bytes each from lead bytes in
-            // the first 16, one value each.
-            let mut read = 0;
-            // SAFETY: `read < 16` before each character, so its 4 bytes
-            // lie in the 32 readable ones; at most 4 values are written.
-            unsafe {
-                while read < 16 && *p.add(i + read) >= 0xF0 {
-                    let b = |k: usize| u32::from(*p.add(i + read + k));
-                    let cp = ((b(0) & 0x07) << 18)
-                        | ((b(1) & 0x3F) << 12)
-                        | ((b(2) & 0x3F) << 6)
-                        | (b(3) & 0x3F);
-                    out.add(read / 4).write_unaligned(cp);
-                    read += 4;
-                }
-            }
-            i += read;
-            o += read / 4;
-            continue;
+        // SAFETY: `i + 64 <= src.len()` (so 40 bytes are readable) and 32
+        // writable values at `out`.
+        o += unsafe { block_to_utf32(p.add(i), v, lead_mask(v), out) };
+        i += BLOCK;
+    }
+    if ASCII_ONLY {
+        return Progress {
+            read: i,
+            written: o,
         };
-        let pack = |lanes: __m128i, mask: u32| {
-            let index = &PACK[usize::from(mask as u8)];
-            // SAFETY: a row is 16 readable bytes.
-            let index = unsafe { _mm_loadu_si128(index.as_ptr().cast()) };
-            _mm256_cvtepu16_epi32(_mm_shuffle_epi8(lanes, index))
-        };
-        let n_lo = (mask & 0xFF).count_ones();
-        let (lo, hi) = (
-            pack(_mm256_castsi256_si128(value), mask),
-            pack(_mm256_extracti128_si256::<1>(value), mask >> 8),
-        );
-        if src.len() - i >= TAIL {
-            // Whole 8-value stores. The values past the step's own are
-            // overwritten by the output that follows: at least 32 bytes of
-            // input (16 or fewer are read here) remain, which make 8 or
-            // more values, written from the step's end on.
-            // SAFETY: 8 values at `out` and 8 at `out + n_lo` (`n_lo <= 8`):
-            // inside the 32 writable ones.
-            unsafe {
-                _mm256_storeu_si256(out.cast(), lo);
-                _mm256_storeu_si256(out.add(n_lo as usize).cast(), hi);
-            }
-        } else {
-            // Near the end the output may stop here: masked stores of
-            // exactly the `n_lo` and `n_hi` values.
-            let n_hi = ((mask >> 8) & 0xFF).count_ones();
-            let lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-            let first = |n: u32| _mm256_cmpgt_epi32(_mm256_set1_epi32(n as i32), lane);
-            // SAFETY: `n_lo` values at `out` and `n_hi` at `out + n_lo`
-            // (at most 8 each): inside the 32 writable ones; masked-off
-            // lanes are not written.
-            unsafe {
-                _mm256_maskstore_epi32(out.cast(), first(n_lo), lo);
-                _mm256_maskstore_epi32(out.add(n_lo as usize).cast(), first(n_hi), hi);
-            }
+    }
+    // The continuation bytes at `i` end a character already converted.
+    let skip = |mut i: usize| {
+        while src.get(i).is_some_and(|&b| (b as i8) < -64) {
+            i += 1;
         }
-        i += read;
-        o += mask.count_ones() as usize;
+        i
+    };
+    i = skip(i);
+    // The rest, a block at a time, from a copy padded with zeros into a
+    // local buffer, then exactly the values that fit.
+    while i < src.len() {
+        let len = (src.len() - i).min(BLOCK);
+        let mut window = [0u8; READ];
+        let copy = (src.len() - i).min(READ);
+        window[..copy].copy_from_slice(&src[i..i + copy]);
+        let mut values = [0u32; ROOM];
+        let q = window.as_ptr();
+        // SAFETY: `window` is 32 readable bytes (and 40).
+        let v = unsafe { _mm256_loadu_si256(q.cast()) };
+        let leads = lead_mask(v) & (u32::MAX >> (BLOCK - len));
+        // SAFETY: `window` is 40 readable bytes, `values` 32 writable ones.
+        let n = unsafe { block_to_utf32(q, v, leads, values.as_mut_ptr()) };
+        if n > cap - o {
+            break;
+        }
+        // SAFETY: `n <= cap - o` values to `dst + o`.
+        unsafe { core::ptr::copy_nonoverlapping(values.as_ptr(), dst.add(o), n) };
+        o += n;
+        i = skip(i + len);
     }
     Progress {
         read: i,
