@@ -111,6 +111,30 @@ fn decode_lanes(x: __m256i) -> __m256i {
     )
 }
 
+/// The 16 bytes at `p` in both 128-bit lanes, by `vbroadcasti128` from
+/// memory: a load, no shuffle. (From the intrinsics, LLVM rebuilds such
+/// windows that overlap a 32-byte load from 8-byte general-register loads,
+/// three more instructions each.)
+///
+/// # Safety
+///
+/// 16 bytes at `p` are readable.
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn broadcast16(p: *const u8) -> __m256i {
+    let x: __m256i;
+    // SAFETY: the caller's promise; the instruction only reads them.
+    unsafe {
+        core::arch::asm!(
+            "vbroadcasti128 {x}, xmmword ptr [{p}]",
+            x = lateout(ymm_reg) x,
+            p = in(reg) p,
+            options(pure, readonly, nostack, preserves_flags),
+        );
+    }
+    x
+}
+
 /// Converts the characters whose lead byte is in the 32-byte block at `p`
 /// (`v`, its bytes) and set in `leads`, writing whole registers at `out`;
 /// returns how many.
@@ -154,7 +178,7 @@ unsafe fn block_to_utf32(p: *const u8, v: __m256i, leads: u32, out: *mut u32) ->
         // SAFETY: bytes `8g..8g + 16` (at most 40) are readable; a table
         // row is 32 readable bytes.
         let x = unsafe {
-            let window = _mm256_broadcastsi128_si256(_mm_loadu_si128(p.add(8 * g).cast()));
+            let window = broadcast16(p.add(8 * g));
             let index = _mm256_loadu_si256(GATHER[m as usize].as_ptr().cast());
             _mm256_shuffle_epi8(window, index)
         };
