@@ -27,6 +27,10 @@ use super::Progress;
 
 use core::arch::x86_64::*;
 
+/// A table on a cache line of its own: no row load splits a line.
+#[repr(C, align(64))]
+struct Aligned<T>(T);
+
 /// Bytes of a UTF-8 → UTF-32 block: a step converts the characters whose
 /// lead byte is in it, which may end up to 3 bytes past it.
 const BLOCK: usize = 32;
@@ -72,7 +76,7 @@ const fn gather_table() -> [[u8; 32]; 256] {
     table
 }
 
-static GATHER: [[u8; 32]; 256] = gather_table();
+static GATHER: Aligned<[[u8; 32]; 256]> = Aligned(gather_table());
 
 /// Decodes the characters gathered big-endian in the 32-bit lanes of `x`
 /// (the lead byte on top, then up to 3 more bytes, of which those past the
@@ -146,8 +150,8 @@ unsafe fn broadcast16(p: *const u8) -> __m256i {
 #[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
 #[inline]
 unsafe fn block_to_utf32(p: *const u8, v: __m256i, leads: u32, out: *mut u32) -> usize {
-    let first = leads.trailing_zeros();
-    if first < 4 && leads == 0x1111_1111 << first {
+    let first = leads.trailing_zeros() & 3;
+    if leads == 0x1111_1111 << first {
         // Maybe 8 characters of 4 bytes each from `first` on: then they
         // are all 4-byte leads (F0..=F4, `max(b, F0) == b`).
         let fours = _mm256_movemask_epi8(_mm256_cmpeq_epi8(
@@ -179,7 +183,7 @@ unsafe fn block_to_utf32(p: *const u8, v: __m256i, leads: u32, out: *mut u32) ->
         // row is 32 readable bytes.
         let x = unsafe {
             let window = broadcast16(p.add(8 * g));
-            let index = _mm256_loadu_si256(GATHER[m as usize].as_ptr().cast());
+            let index = _mm256_load_si256(GATHER.0[m as usize].as_ptr().cast());
             _mm256_shuffle_epi8(window, index)
         };
         // SAFETY: `n <= 24`: 8 values at `out + n` are inside the 32.
@@ -339,7 +343,7 @@ const fn pack12_table() -> [[u8; 16]; 256] {
     table
 }
 
-static PACK12: [[u8; 16]; 256] = pack12_table();
+static PACK12: Aligned<[[u8; 16]; 256]> = Aligned(pack12_table());
 
 /// `pshufb` indices packing the UTF-8 of 4 values below `10000` held in
 /// 32-bit lanes as bytes `[value, last, lead3, lead2/mid]` (see
@@ -376,7 +380,7 @@ const fn pack123_table() -> [[u8; 16]; 256] {
     table
 }
 
-static PACK123: [[u8; 16]; 256] = pack123_table();
+static PACK123: Aligned<[[u8; 16]; 256]> = Aligned(pack123_table());
 
 /// `pshufb` indices packing the UTF-8 of 4 values held in 32-bit lanes with
 /// their bytes in reverse order (the last byte in the low byte, the lead
@@ -404,7 +408,7 @@ const fn pack1234_table() -> [[u8; 16]; 256] {
     table
 }
 
-static PACK1234: [[u8; 16]; 256] = pack1234_table();
+static PACK1234: Aligned<[[u8; 16]; 256]> = Aligned(pack1234_table());
 
 /// Loads the 16 `pshufb` indices of `row`.
 #[target_feature(enable = "avx2")]
@@ -453,10 +457,10 @@ unsafe fn encode16_short(u: __m256i, out: *mut u8) -> usize {
     // the high one.
     let m = _mm256_movemask_epi8(_mm256_packs_epi16(big, big)) as u32;
     let (m0, m1) = (m & 0xFF, (m >> 16) & 0xFF);
-    let p0 = _mm_shuffle_epi8(_mm256_castsi256_si128(lanes), row(&PACK12[m0 as usize]));
+    let p0 = _mm_shuffle_epi8(_mm256_castsi256_si128(lanes), row(&PACK12.0[m0 as usize]));
     let p1 = _mm_shuffle_epi8(
         _mm256_extracti128_si256::<1>(lanes),
-        row(&PACK12[m1 as usize]),
+        row(&PACK12.0[m1 as usize]),
     );
     let n0 = 8 + m0.count_ones() as usize;
     // SAFETY: 16 bytes at `out` and at `out + n0` (`n0 <= 16`): inside the
@@ -518,10 +522,10 @@ unsafe fn encode16_bmp(u: __m256i, out: *mut u8) -> usize {
     let m = (_mm256_movemask_epi8(ascii) as u32 & 0x5555_5555)
         | (_mm256_movemask_epi8(short) as u32 & 0xAAAA_AAAA);
     let g = |k: u32| ((m >> (8 * k)) & 0xFF) as usize;
-    let p0 = _mm_shuffle_epi8(_mm256_castsi256_si128(x), row(&PACK123[g(0)]));
-    let p1 = _mm_shuffle_epi8(_mm256_castsi256_si128(y), row(&PACK123[g(1)]));
-    let p2 = _mm_shuffle_epi8(_mm256_extracti128_si256::<1>(x), row(&PACK123[g(2)]));
-    let p3 = _mm_shuffle_epi8(_mm256_extracti128_si256::<1>(y), row(&PACK123[g(3)]));
+    let p0 = _mm_shuffle_epi8(_mm256_castsi256_si128(x), row(&PACK123.0[g(0)]));
+    let p1 = _mm_shuffle_epi8(_mm256_castsi256_si128(y), row(&PACK123.0[g(1)]));
+    let p2 = _mm_shuffle_epi8(_mm256_extracti128_si256::<1>(x), row(&PACK123.0[g(2)]));
+    let p3 = _mm_shuffle_epi8(_mm256_extracti128_si256::<1>(y), row(&PACK123.0[g(3)]));
     let n = |k: u32| 12 - g(k).count_ones() as usize;
     let (n0, n1, n2) = (n(0), n(1), n(2));
     // SAFETY: 16-byte stores at 0, `n0`, `n0 + n1`, `n0 + n1 + n2` (at
@@ -587,10 +591,10 @@ unsafe fn encode8_any(u: __m256i, out: *mut u8) -> usize {
     let big = _mm256_movemask_ps(_mm256_castsi256_ps(ge3)) as u32;
     let i0 = (odd & 0xF) | ((big & 0xF) << 4);
     let i1 = (odd >> 4) | (big & 0xF0);
-    let p0 = _mm_shuffle_epi8(_mm256_castsi256_si128(lanes), row(&PACK1234[i0 as usize]));
+    let p0 = _mm_shuffle_epi8(_mm256_castsi256_si128(lanes), row(&PACK1234.0[i0 as usize]));
     let p1 = _mm_shuffle_epi8(
         _mm256_extracti128_si256::<1>(lanes),
-        row(&PACK1234[i1 as usize]),
+        row(&PACK1234.0[i1 as usize]),
     );
     let n0 = len1234(i0);
     // SAFETY: 16 bytes at `out` and at `out + n0` (`n0 <= 16`): inside the
@@ -924,14 +928,14 @@ mod tests {
         for index in 0..256u32 {
             let used = |r: &[u8; 16]| r.iter().take_while(|&&b| b != 0x80).count();
             assert_eq!(
-                used(&PACK12[index as usize]),
+                used(&PACK12.0[index as usize]),
                 8 + index.count_ones() as usize
             );
-            assert_eq!(used(&PACK1234[index as usize]), len1234(index));
+            assert_eq!(used(&PACK1234.0[index as usize]), len1234(index));
             let valid = (0..4).all(|k| (index >> (2 * k)) & 3 != 1);
             if valid {
                 assert_eq!(
-                    used(&PACK123[index as usize]),
+                    used(&PACK123.0[index as usize]),
                     12 - index.count_ones() as usize
                 );
             }
