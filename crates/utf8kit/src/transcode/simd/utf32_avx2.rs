@@ -238,21 +238,22 @@ pub(crate) unsafe fn utf8_to_utf32<const ASCII_ONLY: bool>(
         // covers every store of the step.
         let out = unsafe { dst.add(o) };
         if _mm256_movemask_epi8(v) == 0 {
-            let lo = _mm256_castsi256_si128(v);
-            let hi = _mm256_extracti128_si256::<1>(v);
-            // SAFETY: 32 writable values at `out`.
-            unsafe {
-                _mm256_storeu_si256(out.cast(), _mm256_cvtepu8_epi32(lo));
-                _mm256_storeu_si256(
-                    out.add(8).cast(),
-                    _mm256_cvtepu8_epi32(_mm_srli_si128::<8>(lo)),
-                );
-                _mm256_storeu_si256(out.add(16).cast(), _mm256_cvtepu8_epi32(hi));
-                _mm256_storeu_si256(
-                    out.add(24).cast(),
-                    _mm256_cvtepu8_epi32(_mm_srli_si128::<8>(hi)),
-                );
+            if src.len() - i >= 2 * BLOCK && cap - o >= 2 * ROOM {
+                // SAFETY: `i + 64 <= src.len()`.
+                let w = unsafe { _mm256_loadu_si256(p.add(i + BLOCK).cast()) };
+                if _mm256_movemask_epi8(w) == 0 {
+                    // SAFETY: `o + 64 <= cap`: 64 writable values at `out`.
+                    unsafe {
+                        widen_ascii(v, out);
+                        widen_ascii(w, out.add(BLOCK));
+                    }
+                    i += 2 * BLOCK;
+                    o += 2 * BLOCK;
+                    continue;
+                }
             }
+            // SAFETY: 32 writable values at `out`.
+            unsafe { widen_ascii(v, out) };
             i += BLOCK;
             o += BLOCK;
             continue;
@@ -304,6 +305,31 @@ pub(crate) unsafe fn utf8_to_utf32<const ASCII_ONLY: bool>(
     Progress {
         read: i,
         written: o,
+    }
+}
+
+/// Widens the 32 ASCII bytes `v` to 32 values at `out`.
+///
+/// # Safety
+///
+/// 32 values at `out` are writable.
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn widen_ascii(v: __m256i, out: *mut u32) {
+    let lo = _mm256_castsi256_si128(v);
+    let hi = _mm256_extracti128_si256::<1>(v);
+    // SAFETY: the caller's promise.
+    unsafe {
+        _mm256_storeu_si256(out.cast(), _mm256_cvtepu8_epi32(lo));
+        _mm256_storeu_si256(
+            out.add(8).cast(),
+            _mm256_cvtepu8_epi32(_mm_srli_si128::<8>(lo)),
+        );
+        _mm256_storeu_si256(out.add(16).cast(), _mm256_cvtepu8_epi32(hi));
+        _mm256_storeu_si256(
+            out.add(24).cast(),
+            _mm256_cvtepu8_epi32(_mm_srli_si128::<8>(hi)),
+        );
     }
 }
 
