@@ -803,6 +803,42 @@ pub(crate) unsafe fn utf32_to_utf8<const LOSSY: bool>(
     }
 }
 
+/// The UTF-8 length of `units` (each invalid value counted as U+FFFD, 3
+/// bytes), 8 values a step: `3 * n` less one for each value up to `7FF`
+/// and one more for each up to `7F`, plus one for each supplementary value.
+/// Returns the length of the values it counted and the rest (fewer than 8).
+///
+/// # Safety
+///
+/// The CPU supports the enabled features.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn utf8_len_from_utf32(units: &[u32]) -> (usize, &[u32]) {
+    let (whole, rest) = units.split_at(units.len() / 8 * 8);
+    let mut len = 0;
+    // Each step moves a lane by at most 2: 2^20 steps fit an `i32` lane.
+    for chunk in whole.chunks(8 << 20) {
+        let mut acc = _mm256_setzero_si256();
+        for step in chunk.chunks_exact(8) {
+            // SAFETY: `step` is 8 readable values.
+            let v = unsafe { _mm256_loadu_si256(step.as_ptr().cast()) };
+            let le = |max: i32| _mm256_cmpeq_epi32(_mm256_min_epu32(v, _mm256_set1_epi32(max)), v);
+            let t = _mm256_sub_epi32(v, _mm256_set1_epi32(0x1_0000));
+            let four = _mm256_cmpeq_epi32(_mm256_min_epu32(t, _mm256_set1_epi32(0xF_FFFF)), t);
+            // All-ones lanes are -1: add the "up to" masks, subtract `four`.
+            acc = _mm256_sub_epi32(
+                _mm256_add_epi32(acc, _mm256_add_epi32(le(0x7F), le(0x7FF))),
+                four,
+            );
+        }
+        let mut lanes = [0i32; 8];
+        // SAFETY: `lanes` is 32 writable bytes.
+        unsafe { _mm256_storeu_si256(lanes.as_mut_ptr().cast(), acc) };
+        let delta: i64 = lanes.iter().map(|&x| i64::from(x)).sum();
+        len += (3 * chunk.len() as i64 + delta) as usize;
+    }
+    (len, rest)
+}
+
 #[cfg(all(test, feature = "std"))]
 mod tests {
     use super::*;
@@ -849,6 +885,161 @@ mod tests {
             assert!(out[cap..].iter().all(|&b| b == 0xA5), "{values:X?}");
         }
         p
+    }
+
+    /// UTF-8 → UTF-32 by the kernel into `cap` values: checks the output
+    /// against std up to where it stopped (a character boundary), finishes
+    /// it with std's values from there (as the wrapper does with the scalar
+    /// kernel) and checks that nothing is left written past it.
+    fn decode(text: &str, cap: usize) -> Progress {
+        let want: Vec<u32> = text.chars().map(u32::from).collect();
+        let mut out = vec![0xA5A5_A5A5u32; cap.max(want.len()) + 64];
+        // SAFETY: the features were checked; `out` has `cap` values and more.
+        let p = unsafe { utf8_to_utf32::<false>(text.as_bytes(), out.as_mut_ptr(), cap) };
+        let done = text.get(..p.read).expect("stops at a character boundary");
+        let done: Vec<u32> = done.chars().map(u32::from).collect();
+        assert_eq!(&out[..p.written], &done[..], "{text:?}");
+        assert!(p.written <= cap);
+        if want.len() <= cap {
+            // The kernel converts all the input when it fits.
+            assert_eq!(p.read, text.len(), "{text:?}");
+        } else {
+            // It stops only for want of room.
+            assert!(want.len() - p.written > 0);
+        }
+        // Finished as the wrapper does: nothing is left written past the
+        // output, nor past the room.
+        let end = want.len().min(cap);
+        out[p.written..end].copy_from_slice(&want[p.written..end]);
+        assert!(out[end..].iter().all(|&v| v == 0xA5A5_A5A5), "{text:?}");
+        p
+    }
+
+    /// One character of each UTF-8 length, at the ends of each range.
+    const CHARS: [char; 10] = [
+        '\0', 'a', '\u{7F}', '\u{80}', 'é', '\u{7FF}', '\u{800}', '€', '\u{FFFF}', '😀',
+    ];
+
+    #[test]
+    fn utf8_every_char_kind_at_every_offset() {
+        if !available() {
+            return;
+        }
+        for len in [32, 33, 35, 36, 40, 63, 64, 65, 67, 68, 96, 100, 128, 131] {
+            for at in 0..len {
+                for kind in CHARS.into_iter().chain(['\u{10FFFF}']) {
+                    for fill in ['a', 'é', '€', '😀'] {
+                        let mut text = String::new();
+                        while text.len() + fill.len_utf8() <= at {
+                            text.push(fill);
+                        }
+                        while text.len() < at {
+                            text.push('b');
+                        }
+                        text.push(kind);
+                        while text.len() < len {
+                            text.push(fill);
+                        }
+                        let n = text.chars().count();
+                        for cap in [n, n + 40, n - 1, n / 2] {
+                            decode(&text, cap);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn utf8_every_length_below_130_and_every_phase() {
+        if !available() {
+            return;
+        }
+        for len in 0..130 {
+            for fill in ['a', 'é', '€', '😀'] {
+                for phase in 0..4 {
+                    // A shorter character first shifts the fill's phase
+                    // against the 32-byte blocks.
+                    let mut text: String = "\u{FEFF}ab".chars().take(phase).collect();
+                    while text.len() + fill.len_utf8() <= len {
+                        text.push(fill);
+                    }
+                    let n = text.chars().count();
+                    decode(&text, n);
+                    decode(&text, n + 7);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn utf8_mixed_lengths_in_many_patterns() {
+        if !available() {
+            return;
+        }
+        for seed in 0u64..3000 {
+            let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+            // Mostly one length, with others mixed in at a rate by seed.
+            let main = CHARS[(seed % 10) as usize];
+            let text: String = (0..(seed % 200) as usize)
+                .map(|_| {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    if x % 8 < seed % 9 {
+                        CHARS[((x >> 8) % 10) as usize]
+                    } else {
+                        main
+                    }
+                })
+                .collect();
+            let n = text.chars().count();
+            decode(&text, n);
+            decode(&text, n.saturating_sub(3));
+        }
+    }
+
+    #[test]
+    fn utf8_ascii_only_stops_at_the_first_other_block() {
+        if !available() {
+            return;
+        }
+        for len in [64, 100, 160] {
+            for at in 0..len {
+                let mut bytes = vec![b'x'; len];
+                bytes[at] = 0xFF;
+                let mut out = vec![0u32; len];
+                // SAFETY: the features were checked; `out` is `len` values.
+                let p = unsafe { utf8_to_utf32::<true>(&bytes, out.as_mut_ptr(), len) };
+                assert_eq!(p.read, at / BLOCK * BLOCK);
+                assert_eq!(p.written, p.read);
+                assert!(out[..p.written].iter().all(|&v| v == u32::from(b'x')));
+            }
+        }
+    }
+
+    #[test]
+    fn utf8_len_matches_the_scalar_count() {
+        if !available() {
+            return;
+        }
+        let len1 = |v: u32| char::from_u32(v).map_or(3, char::len_utf8);
+        for n in 0..70 {
+            for kind in KINDS {
+                for fill in [0x61, 0x3B1, 0x4E2D, 0x1F642] {
+                    for at in 0..n {
+                        let mut values = vec![fill; n];
+                        values[at] = kind;
+                        let want: usize = values.iter().map(|&v| len1(v)).sum();
+                        // SAFETY: the features were checked.
+                        let (len, rest) = unsafe { utf8_len_from_utf32(&values) };
+                        assert!(rest.len() < 8 && n - rest.len() == n / 8 * 8);
+                        let rest: usize = rest.iter().map(|&v| len1(v)).sum();
+                        assert_eq!(len + rest, want, "{values:X?}");
+                    }
+                }
+            }
+        }
     }
 
     const KINDS: [u32; 20] = [
