@@ -317,6 +317,15 @@ pub(super) fn utf8_len_from_utf32_by(kernel: Kernel, units: &[u32]) -> usize {
         Kernel::Avx512 if units.len() >= AVX512_MIN => unsafe {
             count_avx512::utf8_len_from_utf32(units)
         },
+        #[cfg(target_arch = "x86_64")]
+        Kernel::Avx512 | Kernel::Avx2
+            if units.len() >= 8 && Engine::for_kernel(kernel) == Engine::Avx2 =>
+        {
+            // SAFETY: `Engine::Avx2` is only chosen when the CPU has the
+            // kernel's features.
+            let (len, rest) = unsafe { super::simd::utf32_avx2::utf8_len_from_utf32(units) };
+            len + utf8_len_from_utf32_scalar(rest)
+        }
         _ => utf8_len_from_utf32_scalar(units),
     }
 }
