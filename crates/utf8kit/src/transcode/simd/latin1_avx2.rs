@@ -48,9 +48,11 @@
 //! overwrite the spill (if the conversion succeeds: on an error the output
 //! does not count). Nearer the end, or with less room, a step writes
 //! exactly its output: its last group is written as two overlapping 8-
-//! or 4-byte pieces. The 0..=31 bytes after the last step are left to the
-//! scalar kernels (Latin-1 → UTF-8 converts 16 of them first with one more
-//! exact step).
+//! or 4-byte pieces. Of the 0..=31 bytes after the last step, Latin-1 →
+//! UTF-8 converts 16 with one more exact step and leaves the rest to the
+//! scalar kernel; UTF-8 → Latin-1 converts them all as the end of a window
+//! of the last 32 bytes (the bytes before them masked off in the test and
+//! the keep mask), packed in a local buffer and copied exactly.
 //!
 //! # Tried and dropped
 //!
@@ -473,11 +475,121 @@ pub(crate) unsafe fn utf8_to_latin1<const VALID: bool>(
         i += STEP;
         o += n;
     }
+    if len - i < STEP && i < len && carry == 0 && i > 0 {
+        // The last 1..=31 bytes, at a character boundary (no lead before
+        // them), after a step (so `len >= 32`).
+        // SAFETY: the window is the last 32 bytes of `src`; `dst + o` has
+        // `cap - o` writable bytes.
+        let last = unsafe { utf8_to_latin1_last(p.add(len - STEP), len - i, dst.add(o), cap - o) };
+        if let Some(n) = last {
+            i = len;
+            o += n;
+        }
+    }
     // A character whose continuation byte was not checked is left to the
     // scalar kernel (its output byte is the last one written).
     Progress {
         read: i - carry as usize,
         written: o - carry as usize,
+    }
+}
+
+/// Converts the last `r` bytes (`1 <= r <= 31`) of the 32 at `w`, which
+/// start at a character boundary, to Latin-1 at `out` if they take the fast
+/// path of a step and their output fits in `room` bytes, writing exactly
+/// the output; returns its length. The bytes of the window before them are
+/// valid text converted already (so the byte before them is not a lead).
+///
+/// # Safety
+///
+/// * The CPU supports the enabled features.
+/// * `w` is valid for reads of 32 bytes, `out` for writes of `room` bytes;
+///   `1 <= r <= 31`.
+#[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
+#[inline]
+unsafe fn utf8_to_latin1_last(w: *const u8, r: usize, out: *mut u8, room: usize) -> Option<usize> {
+    // SAFETY: 32 readable bytes at `w`.
+    let v = unsafe { _mm256_loadu_si256(w.cast()) };
+    let sel = u32::MAX << (STEP - r);
+    let high = _mm256_movemask_epi8(v) as u32;
+    let lead_v = _mm256_cmpeq_epi8(
+        _mm256_and_si256(v, _mm256_set1_epi8(0xFEu8 as i8)),
+        _mm256_set1_epi8(0xC2u8 as i8),
+    );
+    let leads = _mm256_movemask_epi8(lead_v) as u32;
+    let bit6 = _mm256_movemask_epi8(_mm256_add_epi8(v, v)) as u32;
+    let conts = high & !bit6;
+    // As in a step, on the selected bytes, and no lead at the end.
+    if ((high & bit6) ^ leads) & sel != 0 || (conts ^ (leads << 1)) & sel != 0 || leads >> 31 != 0 {
+        return None;
+    }
+    let keep = !conts & sel;
+    let n = keep.count_ones() as usize;
+    if n > room {
+        return None;
+    }
+    let latin = _mm256_or_si256(
+        next_bytes(v),
+        _mm256_and_si256(
+            _mm256_cmpeq_epi8(v, _mm256_set1_epi8(0xC3u8 as i8)),
+            _mm256_set1_epi8(0x40),
+        ),
+    );
+    let bytes = _mm256_blendv_epi8(v, latin, lead_v);
+    let a = _mm256_shuffle_epi8(bytes, rows(&KEEP, keep, keep >> 16));
+    let b = _mm256_shuffle_epi8(
+        _mm256_srli_si256::<8>(bytes),
+        rows(&KEEP, keep >> 8, keep >> 24),
+    );
+    let o1 = (keep & 0xFF).count_ones() as usize;
+    let o2 = (keep & 0xFFFF).count_ones() as usize;
+    let o3 = (keep & 0xFF_FFFF).count_ones() as usize;
+    // The groups packed in a local buffer (each 8-byte store at most 24
+    // bytes in), then exactly `n` bytes of it copied.
+    let mut buf = [0u8; 32];
+    let q = buf.as_mut_ptr();
+    // SAFETY: the stores at `o1, o2, o3 <= 24` stay inside `buf`; the
+    // copy reads `n <= 31` bytes of `buf` and writes `n <= room` at `out`.
+    unsafe {
+        _mm_storel_epi64(q.cast(), _mm256_castsi256_si128(a));
+        _mm_storel_epi64(q.add(o1).cast(), _mm256_castsi256_si128(b));
+        _mm_storel_epi64(q.add(o2).cast(), _mm256_extracti128_si256::<1>(a));
+        _mm_storel_epi64(q.add(o3).cast(), _mm256_extracti128_si256::<1>(b));
+        copy_short(buf.as_ptr(), out, n);
+    }
+    Some(n)
+}
+
+/// Copies `n < 32` bytes from `src` to `dst` in two overlapping pieces.
+///
+/// # Safety
+///
+/// * `src` is valid for reads and `dst` for writes of `n < 32` bytes.
+#[inline(always)]
+unsafe fn copy_short(src: *const u8, dst: *mut u8, n: usize) {
+    // SAFETY: every read and write (of every branch) is inside the `n`
+    // bytes at `src` and `dst`.
+    unsafe {
+        if n >= 16 {
+            let a = src.cast::<u128>().read_unaligned();
+            let b = src.add(n - 16).cast::<u128>().read_unaligned();
+            dst.cast::<u128>().write_unaligned(a);
+            dst.add(n - 16).cast::<u128>().write_unaligned(b);
+        } else if n >= 8 {
+            let a = src.cast::<u64>().read_unaligned();
+            let b = src.add(n - 8).cast::<u64>().read_unaligned();
+            dst.cast::<u64>().write_unaligned(a);
+            dst.add(n - 8).cast::<u64>().write_unaligned(b);
+        } else if n >= 4 {
+            let a = src.cast::<u32>().read_unaligned();
+            let b = src.add(n - 4).cast::<u32>().read_unaligned();
+            dst.cast::<u32>().write_unaligned(a);
+            dst.add(n - 4).cast::<u32>().write_unaligned(b);
+        } else {
+            for k in 0..n {
+                dst.add(k).write(src.add(k).read());
+            }
+        }
     }
 }
 
