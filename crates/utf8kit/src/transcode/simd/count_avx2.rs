@@ -23,11 +23,22 @@
 //!
 //! # Tried and dropped
 //!
+//! Measured on an AMD Zen 3 (AVX2, 2026-11-26, shared with other jobs):
+//!
 //! - The previous count (four counters, one `vpsadbw` reduction per counter
 //!   every 255 steps, a scalar loop over the last 0..=31 bytes, the scalar
-//!   count below 64 bytes) was 0.45–0.55× `bytecount` on the 64-byte
-//!   lipsum rows and 0.6–0.8× on the 1 KiB rows: the tail and the
-//!   reductions, not the loop.
+//!   count below 64 bytes) was 0.41–0.55× the best of `bytecount` and
+//!   simdutf on the 64-byte lipsum rows and 0.60–0.81× on the 1 KiB rows:
+//!   the tail and the reductions, not the loop.
+//! - The last bytes masked into a counter (an overlapping load `and` a
+//!   sliding mask, as `bytecount` does) and the four counters always
+//!   reduced: 0.70–0.85× at 64 B. With `pmovmskb`/`popcnt` for what the
+//!   steps leave (this code): 0.93–1.34× at 64 B, 0.90–1.17× at 1 KiB
+//!   (noisy machine), and about 20 instructions fewer than `bytecount`
+//!   per 64-byte call under callgrind (80 against 99, with the caller's
+//!   loop). One count function taking the threshold as an argument was
+//!   not inlined into its two callers (an extra call per count); the
+//!   threshold is a const parameter now.
 
 use core::arch::x86_64::*;
 
