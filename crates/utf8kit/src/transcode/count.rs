@@ -12,7 +12,8 @@ use super::simd::{count_avx2, count_avx512, count_sse41};
 use super::step::HIGH_BITS;
 use crate::Kernel;
 
-/// Inputs shorter than this (in elements) are counted by the scalar code.
+/// Inputs shorter than this (in elements) are counted by the scalar code
+/// instead of the SSE4.1 count.
 const SIMD_MIN: usize = 64;
 
 /// Inputs shorter than this go to the scalar code instead of the AVX-512
@@ -34,8 +35,8 @@ const fn four_byte_lead_bits(w: u64) -> u64 {
 
 /// The number of bytes that are not continuation bytes (`80..=BF`), by the
 /// SIMD code of `engine` if it has some for this length: AVX-512 (with
-/// `popcnt` up to [`POPCNT_MAX`](count_avx512::POPCNT_MAX)), AVX2 or
-/// SSE4.1.
+/// `popcnt` up to [`POPCNT_MAX`](count_avx512::POPCNT_MAX)), AVX2 (every
+/// length) or SSE4.1.
 #[inline]
 fn simd_count_non_continuation(engine: Engine, bytes: &[u8]) -> Option<usize> {
     match engine {
@@ -51,9 +52,10 @@ fn simd_count_non_continuation(engine: Engine, bytes: &[u8]) -> Option<usize> {
             })
         }
         #[cfg(target_arch = "x86_64")]
-        Engine::Avx2 if bytes.len() >= SIMD_MIN => {
+        Engine::Avx2 => {
             // SAFETY: `Engine::Avx2` is only chosen when the CPU has its
-            // features, which include AVX2.
+            // features, which include AVX2 and POPCNT. (It counts inputs of
+            // any length, the short ones in overlapping pieces.)
             Some(unsafe { count_avx2::count_chars(bytes) })
         }
         #[cfg(target_arch = "x86_64")]
