@@ -321,7 +321,7 @@ pub(super) fn utf8_len_from_utf32_by(kernel: Kernel, units: &[u32]) -> usize {
         },
         #[cfg(target_arch = "x86_64")]
         Kernel::Avx512 | Kernel::Avx2
-            if units.len() >= 8 && Engine::for_kernel(kernel) == Engine::Avx2 =>
+            if units.len() >= 16 && Engine::for_kernel(kernel) == Engine::Avx2 =>
         {
             // SAFETY: `Engine::Avx2` is only chosen when the CPU has the
             // kernel's features.
