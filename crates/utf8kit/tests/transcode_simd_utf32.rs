@@ -630,14 +630,27 @@ fn large_outputs_at_every_alignment() {
         for kernel in Kernel::available() {
             for shift in 0..16 {
                 let mut buf = vec![0xA5A5_A5A5u32; n + 32];
-                let got = t::utf8_to_utf32_with(kernel, text.as_bytes(), &mut buf[shift..shift + n]);
+                let got =
+                    t::utf8_to_utf32_with(kernel, text.as_bytes(), &mut buf[shift..shift + n]);
                 assert_eq!(got, Some(Ok(n)), "{kernel}, shift {shift}");
-                assert!(buf[..shift].iter().all(|&g| g == 0xA5A5_A5A5), "{kernel}: wrote before");
-                assert!(buf[shift..shift + n] == want[..], "{kernel}, shift {shift}: values");
-                assert!(buf[shift + n..].iter().all(|&g| g == 0xA5A5_A5A5), "{kernel}: wrote past");
+                assert!(
+                    buf[..shift].iter().all(|&g| g == 0xA5A5_A5A5),
+                    "{kernel}: wrote before"
+                );
+                assert!(
+                    buf[shift..shift + n] == want[..],
+                    "{kernel}, shift {shift}: values"
+                );
+                assert!(
+                    buf[shift + n..].iter().all(|&g| g == 0xA5A5_A5A5),
+                    "{kernel}: wrote past"
+                );
                 let got = t::valid_utf8_to_utf32_with(kernel, text, &mut buf[shift..shift + n]);
                 assert_eq!(got, Some(Ok(n)), "{kernel}, shift {shift}, valid");
-                assert!(buf[shift..shift + n] == want[..], "{kernel}, shift {shift}: valid values");
+                assert!(
+                    buf[shift..shift + n] == want[..],
+                    "{kernel}, shift {shift}: valid values"
+                );
             }
         }
     }

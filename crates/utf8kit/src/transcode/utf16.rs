@@ -7,7 +7,7 @@
 
 use core::convert::Infallible;
 
-use super::count::{utf8_len_from_utf16_by, utf16_len_from_utf8};
+use super::count::{utf8_len_from_utf16_by, utf16_len_from_utf8_scalar};
 #[cfg(target_arch = "x86_64")]
 use super::next_valid_chunk;
 #[cfg(target_arch = "x86_64")]
@@ -381,7 +381,7 @@ fn utf8_to_utf16_lossy_run<T: Unit16>(
 
 /// [`utf16_len_from_utf8`] by `engine`.
 #[inline]
-fn utf16_len_by(engine: Engine, bytes: &[u8]) -> usize {
+pub(super) fn utf16_len_by(engine: Engine, bytes: &[u8]) -> usize {
     match engine {
         #[cfg(target_arch = "x86_64")]
         // SAFETY: `Engine::Avx512` is only chosen when the CPU has the
@@ -401,7 +401,7 @@ fn utf16_len_by(engine: Engine, bytes: &[u8]) -> usize {
         Engine::Sse41 if bytes.len() >= SIMD_MIN_LEN => unsafe {
             utf16_sse41::utf16_len_from_utf8(bytes)
         },
-        _ => utf16_len_from_utf8(bytes),
+        _ => utf16_len_from_utf8_scalar(bytes),
     }
 }
 
@@ -673,7 +673,7 @@ pub fn valid_utf8_to_utf16(text: &str) -> Vec<u16> {
 /// # Errors
 ///
 /// [`TranscodeError::BufferTooSmall`] if `out` is shorter than
-/// [`utf16_len_from_utf8`].
+/// [`utf16_len_from_utf8`](super::utf16_len_from_utf8).
 ///
 /// # Example
 ///
@@ -697,7 +697,7 @@ pub fn valid_utf8_to_utf16_into(
 /// Converts UTF-8 to UTF-16 in `out`, returning the number of code units
 /// written.
 ///
-/// [`utf16_len_from_utf8`] gives the length `out` needs.
+/// [`utf16_len_from_utf8`](super::utf16_len_from_utf8) gives the length `out` needs.
 ///
 /// # Errors
 ///
@@ -1522,11 +1522,18 @@ pub fn utf16_len_from_utf8_with(kernel: Kernel, bytes: &[u8]) -> Option<usize> {
         .then(|| utf16_len_by(Engine::for_kernel(kernel), bytes))
 }
 
+/// [`utf8_len_from_utf16`](super::utf8_len_from_utf16) of native-order
+/// `units` by `engine`.
+#[inline]
+pub(super) fn utf8_len_from_native_utf16(engine: Engine, units: &[u16]) -> usize {
+    utf8_len_by(engine, NATIVE_BE, units, |u| u)
+}
+
 /// [`utf8_len_from_utf16`](super::utf8_len_from_utf16) by the transcoder of
 /// a forced `kernel`; `None` if the CPU lacks the kernel.
 #[doc(hidden)]
 pub fn utf8_len_from_utf16_with(kernel: Kernel, units: &[u16]) -> Option<usize> {
     kernel
         .is_available()
-        .then(|| utf8_len_by(Engine::for_kernel(kernel), NATIVE_BE, units, |u| u))
+        .then(|| utf8_len_from_native_utf16(Engine::for_kernel(kernel), units))
 }
