@@ -27,12 +27,8 @@
 //!
 //! The kernel and the UTF-8 length of UTF-16 are in
 //! [`utf16_to_utf8_avx2`](super::utf16_to_utf8_avx2). What stays here is
-//! shared with other kernels: [`encode8`] (each of 8 units widened to a
-//! 32-bit lane that gets its 1-, 2- or 3-byte encoding from its low byte
-//! on, each four lanes packed by a `pshufb` from [`UTF8_PACK`], indexed by
-//! which lanes have 2 and which 3 bytes; the UTF-32 kernel's) and
-//! [`surrogate_block`] (a block with surrogates encoded with scalar code;
-//! the SSE4.1 kernel's).
+//! the SSE4.1 kernel's: [`surrogate_block`] (a block with surrogates
+//! encoded with scalar code) and [`ROOM8`].
 
 use super::Progress;
 use core::arch::x86_64::*;
@@ -299,83 +295,9 @@ pub(crate) unsafe fn pairs<const BE: bool>(
     (read, written)
 }
 
-/// `pshufb` indices that pack the UTF-8 bytes of four 32-bit lanes (each
-/// holding its character's 1–3 bytes from its low byte on) to the start.
-/// Index bit `k` is set if lane `k` has 2 or more bytes, bit `k + 4` if it
-/// has 3 (a 3-byte lane has both bits).
-const fn utf8_pack_table() -> [[u8; 16]; 256] {
-    let mut table = [[0x80u8; 16]; 256];
-    let mut index = 0;
-    while index < 256 {
-        let mut out = 0;
-        let mut lane = 0;
-        while lane < 4 {
-            let len = 1 + ((index >> lane) & 1) + ((index >> (lane + 4)) & 1);
-            let mut j = 0;
-            while j < len {
-                table[index][out] = (4 * lane + j) as u8;
-                out += 1;
-                j += 1;
-            }
-            lane += 1;
-        }
-        index += 1;
-    }
-    table
-}
-
-pub(crate) static UTF8_PACK: [[u8; 16]; 256] = utf8_pack_table();
-
 /// Output room a UTF-16 → UTF-8 step needs: 16 units make at most 48
 /// bytes, written by four 16-byte stores, the last at most 36 bytes in.
 pub(crate) const ROOM8: usize = 64;
-
-/// Encodes 8 units (zero-extended to the 32-bit lanes of `u`, none a
-/// surrogate) as UTF-8 at `out`; returns the bytes written.
-///
-/// # Safety
-///
-/// 28 bytes at `out` are writable (two 16-byte stores, the second at most
-/// 12 bytes on).
-#[target_feature(enable = "avx2,popcnt")]
-#[inline]
-pub(crate) unsafe fn encode8(u: __m256i, out: *mut u8) -> usize {
-    let low6 = _mm256_set1_epi32(0x3F);
-    let cont = _mm256_set1_epi32(0x80);
-    let last = _mm256_or_si256(_mm256_and_si256(u, low6), cont);
-    let mid = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi32::<6>(u), low6), cont);
-    // 2 bytes: 110aaaaa 10bbbbbb.
-    let two = _mm256_or_si256(
-        _mm256_or_si256(_mm256_srli_epi32::<6>(u), _mm256_set1_epi32(0xC0)),
-        _mm256_slli_epi32::<8>(last),
-    );
-    // 3 bytes: 1110aaaa 10bbbbbb 10cccccc.
-    let three = _mm256_or_si256(
-        _mm256_or_si256(_mm256_srli_epi32::<12>(u), _mm256_set1_epi32(0xE0)),
-        _mm256_or_si256(_mm256_slli_epi32::<8>(mid), _mm256_slli_epi32::<16>(last)),
-    );
-    let ge2 = _mm256_cmpgt_epi32(u, _mm256_set1_epi32(0x7F));
-    let ge3 = _mm256_cmpgt_epi32(u, _mm256_set1_epi32(0x7FF));
-    let v = _mm256_blendv_epi8(_mm256_blendv_epi8(u, two, ge2), three, ge3);
-    let m2 = _mm256_movemask_ps(_mm256_castsi256_ps(ge2)) as u32;
-    let m3 = _mm256_movemask_ps(_mm256_castsi256_ps(ge3)) as u32;
-    let lo = (m2 & 0xF) | ((m3 & 0xF) << 4);
-    let hi = ((m2 >> 4) & 0xF) | (m3 & 0xF0);
-    let n_lo = 4 + lo.count_ones() as usize;
-    let n_hi = 4 + hi.count_ones() as usize;
-    // SAFETY: the tables are 16 readable bytes each; the stores are at
-    // `out` and `out + n_lo` (at most 12), 16 bytes each: inside the 28
-    // writable bytes.
-    unsafe {
-        let t_lo = _mm_loadu_si128(UTF8_PACK[lo as usize].as_ptr().cast());
-        let t_hi = _mm_loadu_si128(UTF8_PACK[hi as usize].as_ptr().cast());
-        let p_lo = _mm_shuffle_epi8(_mm256_castsi256_si128(v), t_lo);
-        let p_hi = _mm_shuffle_epi8(_mm256_extracti128_si256::<1>(v), t_hi);
-        _mm_storeu_si128(out.cast(), p_lo);
-        _mm_storeu_si128(out.add(n_lo).cast(), p_hi);
-    }
-    n_lo + n_hi
-}
 
 /// Encodes the block of 16 units at unit `i` (of `len` at `src`), which
 /// holds a surrogate, with scalar code, and the unit after it if the block

@@ -444,8 +444,8 @@ unsafe fn load8<const BE: bool>(src: *const u8) -> __m128i {
 /// its third, if any, in the low byte of the lane of another (`last`), to
 /// the start: entry `[index][0]` picks from `first`, `[index][1]` from
 /// `last` (`0x80` where the other register gives the byte). Index bit `k`
-/// is set if unit `k` has 2 or more bytes, bit `k + 4` if it has 3 (as in
-/// [`UTF8_PACK`](super::utf16_avx2::UTF8_PACK)). Adding 8 to the indices
+/// is set if unit `k` has 2 or more bytes, bit `k + 4` if it has 3. Adding
+/// 8 to the indices
 /// picks from the upper four lanes instead (`0x80 + 8` still zeroes).
 const fn utf8_spread_table() -> [[[u8; 16]; 2]; 256] {
     let mut table = [[[0x80u8; 16]; 2]; 256];

@@ -63,9 +63,10 @@
 //! the dispatched function, minimum time of interleaved rounds, this Zen 3
 //! shared with other work: ±5 %).
 //!
-//! * The kernel this replaces (16 units a step, 32-bit lanes packed by
-//!   [`UTF8_PACK`](super::utf16_avx2::UTF8_PACK), surrogate blocks in scalar
-//!   code): Arabic 0.60, Chinese 0.72, Emoji 1.02, Korean 0.74, random 0.87.
+//! * The kernel this replaces (16 units a step, each unit widened to a
+//!   32-bit lane with its 1 to 3 bytes, four lanes packed by a `pshufb`;
+//!   surrogate blocks in scalar code): Arabic 0.60, Chinese 0.72, Emoji
+//!   1.02, Korean 0.74, random 0.87.
 //! * 16 units a step for the paths above: Arabic 1.28, Korean 1.12; two
 //!   registers a step: 1.40, 1.16 (one set of tests and loop control for
 //!   both).
