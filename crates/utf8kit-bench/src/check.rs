@@ -77,13 +77,14 @@ pub fn run(ops: &mut [Operation], families: &[Family], sizes: &[Size], filters: 
                     for (i, c) in op.contenders.iter_mut().enumerate() {
                         if i == oracle
                             || !(c.applies)(&key)
+                            || (c.agreement == Agreement::ExactOnValid && variant != "valid")
                             || !selected(filters, op.name, &key, &c.name)
                         {
                             continue;
                         }
                         let got = call_once(&mut c.run, &data);
                         let ok = match c.agreement {
-                            Agreement::Exact => got == expected,
+                            Agreement::Exact | Agreement::ExactOnValid => got == expected,
                             Agreement::Verdict => (got == units) == (expected == units),
                             Agreement::FullLength => got == units,
                         };
@@ -110,6 +111,9 @@ pub fn run(ops: &mut [Operation], families: &[Family], sizes: &[Size], filters: 
                     Agreement::Exact => format!("same result as {}", op.oracle),
                     Agreement::Verdict => format!("same verdict as {}", op.oracle),
                     Agreement::FullLength => "consumed the whole input".to_string(),
+                    Agreement::ExactOnValid => {
+                        format!("same result as {} (valid inputs only)", op.oracle)
+                    }
                 };
                 out!("ok    {}/{}: {what} on {count} inputs", op.name, c.name);
             } else {
@@ -185,6 +189,21 @@ fn variants(data: Data) -> Vec<(&'static str, Data)> {
                 ("lone-low-mid", insert(mid, 0xDC00)),
                 ("valid", Data::Utf16(u)),
             ]
+        }
+        Data::Utf16Be(b) => {
+            let units: Vec<u16> = b
+                .chunks_exact(2)
+                .map(|p| u16::from_be_bytes([p[0], p[1]]))
+                .collect();
+            variants(Data::Utf16(units.into()))
+                .into_iter()
+                .map(|(name, data)| {
+                    let Data::Utf16(u) = data else {
+                        unreachable!("UTF-16 variants are UTF-16")
+                    };
+                    (name, Data::Utf16Be(crate::inputs::be_bytes(&u).into()))
+                })
+                .collect()
         }
         Data::Latin1(b) => vec![("valid", Data::Latin1(b))],
         Data::Utf32(u) => {

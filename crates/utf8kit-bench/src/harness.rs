@@ -25,7 +25,9 @@ pub struct Config {
 /// Calls `run` once on `data` (for `--check`).
 pub fn call_once(run: &mut Run, data: &Data) -> usize {
     match (run, data) {
-        (Run::Utf8(f), Data::Utf8(d)) | (Run::Latin1(f), Data::Latin1(d)) => f(d),
+        (Run::Utf8(f), Data::Utf8(d))
+        | (Run::Latin1(f), Data::Latin1(d))
+        | (Run::Utf16Be(f), Data::Utf16Be(d)) => f(d),
         (Run::Utf16(f), Data::Utf16(d)) => f(d),
         (Run::Utf32(f), Data::Utf32(d)) => f(d),
         _ => unreachable!("Operation::assert_consistent rejects contenders of the wrong encoding"),
@@ -35,9 +37,9 @@ pub fn call_once(run: &mut Run, data: &Data) -> usize {
 /// Time of `iters` back-to-back calls.
 fn time(run: &mut Run, data: &Data, iters: u64) -> Duration {
     match (run, data) {
-        (Run::Utf8(f), Data::Utf8(d)) | (Run::Latin1(f), Data::Latin1(d)) => {
-            time_loop(f.as_mut(), &d[..], iters)
-        }
+        (Run::Utf8(f), Data::Utf8(d))
+        | (Run::Latin1(f), Data::Latin1(d))
+        | (Run::Utf16Be(f), Data::Utf16Be(d)) => time_loop(f.as_mut(), &d[..], iters),
         (Run::Utf16(f), Data::Utf16(d)) => time_loop(f.as_mut(), &d[..], iters),
         (Run::Utf32(f), Data::Utf32(d)) => time_loop(f.as_mut(), &d[..], iters),
         _ => unreachable!("Operation::assert_consistent rejects contenders of the wrong encoding"),

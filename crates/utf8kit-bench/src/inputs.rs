@@ -59,6 +59,8 @@ pub enum Data {
     Utf8(Aligned<u8>),
     /// UTF-16 code units in native byte order (BOM removed).
     Utf16(Aligned<u16>),
+    /// UTF-16 code units stored big-endian, two bytes each (BOM removed).
+    Utf16Be(Aligned<u8>),
     /// Latin-1 bytes (each byte is the character U+0000..=U+00FF of its value).
     Latin1(Aligned<u8>),
     /// UTF-32 values (scalar values, native byte order).
@@ -71,6 +73,7 @@ impl Data {
         match self {
             Data::Utf8(b) | Data::Latin1(b) => b.len(),
             Data::Utf16(u) => u.len() * 2,
+            Data::Utf16Be(b) => b.len(),
             Data::Utf32(u) => u.len() * 4,
         }
     }
@@ -80,6 +83,7 @@ impl Data {
         match self {
             Data::Utf8(b) | Data::Latin1(b) => b.len(),
             Data::Utf16(u) => u.len(),
+            Data::Utf16Be(b) => b.len() / 2,
             Data::Utf32(u) => u.len(),
         }
     }
@@ -134,6 +138,8 @@ pub enum Encoding {
     Utf8,
     /// UTF-16 code units, native byte order.
     Utf16,
+    /// UTF-16 code units as big-endian bytes (the same text as [`Encoding::Utf16`]).
+    Utf16Be,
     /// Latin-1 bytes.
     Latin1,
     /// UTF-32 values, native byte order.
@@ -279,6 +285,7 @@ impl Family {
         match encoding {
             Encoding::Utf8 => Data::Utf8(self.utf8(size).into()),
             Encoding::Utf16 => Data::Utf16(self.utf16(size).into()),
+            Encoding::Utf16Be => Data::Utf16Be(be_bytes(&self.utf16(size)).into()),
             Encoding::Latin1 => Data::Latin1(self.latin1(size).into()),
             Encoding::Utf32 => Data::Utf32(self.utf32(size).into()),
             Encoding::Utf8Damaged => Data::Utf8(damage(&self.utf8(size)).into()),
@@ -426,6 +433,11 @@ fn decode_utf16_file(bytes: &[u8]) -> Result<Vec<u16>, String> {
             }
         })
         .collect())
+}
+
+/// UTF-16 `units` as big-endian bytes.
+pub fn be_bytes(units: &[u16]) -> Vec<u8> {
+    units.iter().flat_map(|u| u.to_be_bytes()).collect()
 }
 
 /// `unit` repeated and cut to exactly `len` elements (`unit` must not be empty).

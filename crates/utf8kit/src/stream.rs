@@ -63,12 +63,55 @@ struct Engine {
 impl Engine {
     /// Runs one chunk. Strict mode (`lossy == false`) stops at the first
     /// error and returns it; lossy mode reports it to the sink and goes on.
-    fn feed(
+    fn feed(&mut self, chunk: &[u8], lossy: bool, sink: &mut impl Sink) -> Result<(), Utf8Error> {
+        let Some(mut chunk) = self.settle_carry(chunk, lossy, sink)? else {
+            return Ok(());
+        };
+        let splitter = Splitter::detected();
+        // After an error more are likely: check every block from then on.
+        let mut fine = false;
+        loop {
+            let (valid_len, error) = sink.run(splitter, chunk, fine);
+            let Some(err) = error else {
+                self.base += chunk.len();
+                return Ok(());
+            };
+            let rest = chunk.get(valid_len..).unwrap_or_default();
+            match err.error_len() {
+                None => {
+                    // The chunk ends inside a character: keep its start.
+                    self.base += valid_len;
+                    self.keep(rest);
+                    return Ok(());
+                }
+                Some(n) if lossy => {
+                    sink.invalid(err.offset_by(self.base), rest.get(..n).unwrap_or_default());
+                    self.base += valid_len + n;
+                    chunk = rest.get(n..).unwrap_or_default();
+                    fine = true;
+                }
+                Some(_) => return Err(err.offset_by(self.base)),
+            }
+        }
+    }
+
+    /// Keeps `cut`, the start of a character cut by the end of a chunk
+    /// (at most 3 bytes), for the next chunk.
+    fn keep(&mut self, cut: &[u8]) {
+        self.carry[..cut.len()].copy_from_slice(cut);
+        self.carry_len = cut.len();
+    }
+
+    /// Finishes the character cut by the previous chunk, if any, with the
+    /// first bytes of `chunk` and passes it (or its maximal subpart, when
+    /// `lossy`) to `sink`. Returns the rest of `chunk`, or `None` if the
+    /// character is still cut (the chunk held only a byte or two).
+    fn settle_carry<'c>(
         &mut self,
-        mut chunk: &[u8],
+        mut chunk: &'c [u8],
         lossy: bool,
         sink: &mut impl Sink,
-    ) -> Result<(), Utf8Error> {
+    ) -> Result<Option<&'c [u8]>, Utf8Error> {
         if self.carry_len > 0 {
             // Settle the cut character with the few bytes that can finish it.
             let take = chunk.len().min(3);
@@ -84,7 +127,7 @@ impl Engine {
                         self.carry[self.carry_len..self.carry_len + take]
                             .copy_from_slice(&chunk[..take]);
                         self.carry_len += take;
-                        return Ok(());
+                        return Ok(None);
                     }
                     Some(n) if lossy => {
                         sink.invalid(e.offset_by(self.base), joined.get(..n).unwrap_or_default());
@@ -104,33 +147,7 @@ impl Engine {
             self.base += unit;
             self.carry_len = 0;
         }
-        let splitter = Splitter::detected();
-        // After an error more are likely: check every block from then on.
-        let mut fine = false;
-        loop {
-            let (valid_len, error) = sink.run(splitter, chunk, fine);
-            let Some(err) = error else {
-                self.base += chunk.len();
-                return Ok(());
-            };
-            let rest = chunk.get(valid_len..).unwrap_or_default();
-            match err.error_len() {
-                None => {
-                    // The chunk ends inside a character: keep its start.
-                    self.base += valid_len;
-                    self.carry[..rest.len()].copy_from_slice(rest);
-                    self.carry_len = rest.len();
-                    return Ok(());
-                }
-                Some(n) if lossy => {
-                    sink.invalid(err.offset_by(self.base), rest.get(..n).unwrap_or_default());
-                    self.base += valid_len + n;
-                    chunk = rest.get(n..).unwrap_or_default();
-                    fine = true;
-                }
-                Some(_) => return Err(err.offset_by(self.base)),
-            }
-        }
+        Ok(Some(chunk))
     }
 
     /// The error for a character still cut when the input ends.
@@ -325,6 +342,12 @@ impl StreamDecoder {
 /// Decodes a stream lossily: the output over any chunking equals
 /// `String::from_utf8_lossy` of the whole stream.
 ///
+/// Each chunk, but for a character cut by its end (kept for the next
+/// chunk), is decoded by the one-pass kernel of
+/// [`decode_lossy_into`](crate::decode_lossy_into): valid runs checked and
+/// copied together by the SIMD validator, invalid sequences replaced in
+/// place.
+///
 /// ```
 /// use utf8kit::stream::LossyStreamDecoder;
 ///
@@ -359,8 +382,22 @@ impl LossyStreamDecoder {
             replacements: 0,
         };
         // Lossy mode never returns an error.
-        let _ = self.engine.feed(chunk, true, &mut sink);
+        let rest = self
+            .engine
+            .settle_carry(chunk, true, &mut sink)
+            .unwrap_or_default();
         self.replacements += sink.replacements;
+        let Some(rest) = rest else {
+            return;
+        };
+        // Everything but a character cut by the end decodes as it would in
+        // one piece (no maximal subpart reaches into the cut character,
+        // which starts with a lead byte), by the one-pass lossy kernel.
+        let whole = rest.len() - cut_len(rest);
+        let (body, cut) = rest.split_at(whole);
+        self.replacements += crate::decode_lossy_into(body, out) as u64;
+        self.engine.base += body.len();
+        self.engine.keep(cut);
     }
 
     /// Ends the stream: a character still cut becomes one U+FFFD.
@@ -374,6 +411,22 @@ impl LossyStreamDecoder {
     /// Replacement characters written so far.
     pub fn replacements(&self) -> u64 {
         self.replacements
+    }
+}
+
+/// The length of the start of a character that `bytes` ends with, cut by
+/// the end (a lead byte and the continuation bytes it may take so far, at
+/// most 3 bytes), or 0.
+#[cfg(feature = "alloc")]
+fn cut_len(bytes: &[u8]) -> usize {
+    let from = bytes.len().saturating_sub(3);
+    let Some(lead) = bytes[from..].iter().rposition(|&b| (b as i8) >= -64) else {
+        return 0;
+    };
+    let tail = &bytes[from + lead..];
+    match crate::validate::scalar::decode_first(tail) {
+        crate::validate::scalar::Sequence::Invalid(None, _) => tail.len(),
+        _ => 0,
     }
 }
 

@@ -160,6 +160,22 @@ fn absolute_offsets_across_many_chunks() {
     );
 }
 
+/// `text` with the `junk` bytes inserted (each at its offset modulo the
+/// length), cut at the `cuts` (modulo the length) into chunks, checked.
+fn check_with_junk(text: String, junk: Vec<(usize, Vec<u8>)>, cuts: Vec<usize>) {
+    let mut input = text.into_bytes();
+    for (at, bytes) in junk {
+        let at = at % (input.len() + 1);
+        input.splice(at..at, bytes);
+    }
+    let mut points: Vec<usize> = cuts.into_iter().map(|c| c % (input.len() + 1)).collect();
+    points.push(0);
+    points.push(input.len());
+    points.sort_unstable();
+    let chunks: Vec<&[u8]> = points.windows(2).map(|w| &input[w[0]..w[1]]).collect();
+    check(&chunks);
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(3000))]
 
@@ -169,17 +185,20 @@ proptest! {
         junk in proptest::collection::vec((any::<usize>(), proptest::collection::vec(0x80u8..=0xFF, 1..4)), 0..4),
         cuts in proptest::collection::vec(any::<usize>(), 0..12),
     ) {
-        let mut input = text.into_bytes();
-        for (at, bytes) in junk {
-            let at = at % (input.len() + 1);
-            input.splice(at..at, bytes);
-        }
-        let mut points: Vec<usize> = cuts.into_iter().map(|c| c % (input.len() + 1)).collect();
-        points.push(0);
-        points.push(input.len());
-        points.sort_unstable();
-        let chunks: Vec<&[u8]> = points.windows(2).map(|w| &input[w[0]..w[1]]).collect();
-        check(&chunks);
+        check_with_junk(text, junk, cuts);
+    }
+
+    /// Long chunks (the lossy decoder hands each chunk but a cut character
+    /// to the one-pass SIMD lossy kernel, which only runs on 256 bytes and
+    /// more): text of every script with errors, cut anywhere, including
+    /// inside characters and invalid sequences.
+    #[test]
+    fn long_chunks_of_text_with_errors(
+        text in "\\PC{200,3000}",
+        junk in proptest::collection::vec((any::<usize>(), proptest::collection::vec(0x80u8..=0xFF, 1..4)), 0..24),
+        cuts in proptest::collection::vec(any::<usize>(), 0..6),
+    ) {
+        check_with_junk(text, junk, cuts);
     }
 
     #[test]

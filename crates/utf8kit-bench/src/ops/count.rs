@@ -6,7 +6,7 @@
 //! on the valid inputs alone ([`Operation::valid_only`]), and the contenders that take a
 //! `&str` view the input as text without checking it again (see [`text`]).
 
-use super::{Contender, Operation, Ratio, Role, RowKey, Shape, Summary};
+use super::{Contender, Operation, Ratio, Role, Summary};
 use crate::inputs::Encoding;
 
 const UTF8KIT: &str = "utf8kit::transcode::count_chars";
@@ -27,7 +27,7 @@ const STD: &str = "std str::chars().count()";
     unsafe_code,
     reason = "the timed contenders must not validate the input they count"
 )]
-fn text(s: &[u8]) -> &str {
+pub(super) fn text(s: &[u8]) -> &str {
     debug_assert!(std::str::from_utf8(s).is_ok());
     // SAFETY: `s` is valid UTF-8: this operation only ever sees the harness's inputs,
     // which are all valid (see above).
@@ -68,12 +68,10 @@ pub fn operation() -> Operation {
         .ratio(Ratio::of("avx2÷simdutf", AVX2, SIMDUTF))
         .ratio(Ratio::of("sse÷scalar", SSE, SCALAR))
         .ratio(Ratio::of("sse÷simdutf", SSE, SIMDUTF))
-        .summary(Summary {
-            title: "utf8kit ÷ the faster of simdutf and bytecount (÷best), geomean over the non-Latin lipsum files",
-            ratio: "÷best",
-            rows: RowKey::is_non_latin_lipsum,
-            shape: Shape::GeomeanBySize,
-        })
+        .summary(Summary::non_latin_geomean(
+            "utf8kit ÷ the faster of simdutf and bytecount (÷best), geomean over the non-Latin lipsum files",
+            "÷best",
+        ))
         .summary(Summary::lipsum_matrix(
             "utf8kit ÷ best peer, every lipsum file",
             "÷best",

@@ -13,7 +13,7 @@
 
 use std::hint::black_box;
 
-use super::{Contender, INVALID, Operation, Ratio, Role, RowKey, Shape, Summary};
+use super::{Contender, INVALID, Operation, Ratio, Role, RowKey, Shape, Summary, valid_flavour};
 use crate::inputs::Encoding;
 
 const UTF8KIT_L1TO8: &str = "utf8kit::transcode::latin1_to_utf8_into";
@@ -196,6 +196,11 @@ pub fn utf8_to_latin1() -> Operation {
                 .and_then(Result::ok)
                 .unwrap_or(INVALID)
         }))
+        .contender(valid_flavour(
+            "utf8kit::transcode::valid_utf8_to_latin1_into",
+            room,
+            utf8kit::transcode::valid_utf8_to_latin1_into,
+        ))
         .contender(Contender::utf8(SIMDUTF_8TOL1, "simdutf", Role::Peer, move |s| {
             let out = room(&mut c, s.len());
             match simdutf_utf8_to_latin1(s, out, Flavour::Validating) {
@@ -251,6 +256,7 @@ pub fn utf8_to_latin1() -> Operation {
         .ratio(Ratio::best_peer("÷best", UTF8KIT_8TOL1))
         .ratio(Ratio::of("÷simdutf", UTF8KIT_8TOL1, SIMDUTF_8TOL1))
         .ratio(Ratio::of("÷simdutf valid", UTF8KIT_8TOL1, SIMDUTF_8TOL1_VALID))
+        .ratio(Ratio::of("valid÷simdutf valid", "utf8kit::transcode::valid_utf8_to_latin1_into", SIMDUTF_8TOL1_VALID))
         .ratio(Ratio::of("÷memcpy", UTF8KIT_8TOL1, MEMCPY))
         .ratio(Ratio::of("scalar÷std", SCALAR_8TOL1, STD_8TOL1))
         .ratio(Ratio::of("avx2÷scalar", AVX2_8TOL1, SCALAR_8TOL1))
@@ -271,6 +277,7 @@ pub fn utf8_to_latin1() -> Operation {
         })
         .note("utf8kit = utf8kit::transcode::utf8_to_latin1_into (validating; AVX-512 when present); scalar = utf8_to_latin1_with(Kernel::Scalar); avx2 = utf8_to_latin1_with(Kernel::Avx2); sse = utf8_to_latin1_with(Kernel::Sse42) (the SSE4.1 kernels)")
         .note("simdutf = convert_utf8_to_latin1 (validating, 0 on error); simdutf errors = convert_utf8_to_latin1_with_errors; simdutf valid = convert_valid_utf8_to_latin1 (no validation, a reference); memcpy = a copy of the input into a buffer placed as the others (a reference: on all-ASCII rows the conversion is this copy)")
+        .note("valid = utf8kit::transcode::valid_utf8_to_latin1_into (&str input: no UTF-8 validation; still stops at a character above U+00FF), against simdutf valid (convert_valid_utf8_to_latin1)")
         .note("enc_rs = encoding_rs::mem::utf8_latin1_up_to (validates) then convert_utf8_to_latin1_lossy; std = core::str::from_utf8 then chars, each ≤ U+00FF")
         .note("inputs: the UTF-8 encodings of the Latin-1 inputs of latin1→utf8")
 }

@@ -11,13 +11,15 @@
 
 use utf8kit::Kernel;
 
-use super::{Contender, Operation, Ratio, Role, RowKey, Shape, Summary};
+use super::{Contender, Operation, Ratio, Role, Summary, room};
 use crate::inputs::Encoding;
 
 const DECODE_LOSSY: &str = "utf8kit::decode_lossy";
 const DECODE_LOSSY_INTO: &str = "utf8kit::decode_lossy_into";
 const STD_8: &str = "std String::from_utf8_lossy";
 const ENC_RS_8: &str = "encoding_rs Decoder::decode_to_utf8";
+const CHUNKS: &str = "utf8kit::utf8_chunks";
+const STD_CHUNKS: &str = "std <[u8]>::utf8_chunks";
 
 const TO_UTF16_INTO: &str = "utf8kit::transcode::utf8_to_utf16_lossy_into";
 const TO_UTF16_VEC: &str = "utf8kit::transcode::utf8_to_utf16_lossy";
@@ -67,6 +69,16 @@ pub fn utf8_to_utf8(encoding: Encoding) -> Operation {
         .contender(Contender::utf8(STD_8, "std", Role::Peer, |b| {
             String::from_utf8_lossy(b).len()
         }))
+        .contender(Contender::utf8(CHUNKS, "chunks", Role::Ours, |b| {
+            utf8kit::utf8_chunks(b)
+                .map(|c| c.valid().len() + if c.invalid().is_empty() { 0 } else { 3 })
+                .sum()
+        }))
+        .contender(Contender::utf8(STD_CHUNKS, "std chunks", Role::Peer, |b| {
+            b.utf8_chunks()
+                .map(|c| c.valid().len() + if c.invalid().is_empty() { 0 } else { 3 })
+                .sum()
+        }))
         .contender(Contender::utf8(ENC_RS_8, "enc_rs", Role::Peer, move |b| {
             let mut d = encoding_rs::UTF_8.new_decoder_without_bom_handling();
             let len = d.max_utf8_buffer_length(b.len()).unwrap_or(0);
@@ -83,20 +95,22 @@ pub fn utf8_to_utf8(encoding: Encoding) -> Operation {
         .ratio(Ratio::of("_into÷enc_rs", DECODE_LOSSY_INTO, ENC_RS_8))
         .ratio(Ratio::of("÷std", DECODE_LOSSY, STD_8))
         .ratio(Ratio::of("_into÷std", DECODE_LOSSY_INTO, STD_8))
-        .summary(Summary {
-            title: "utf8kit::decode_lossy_into ÷ encoding_rs Decoder::decode_to_utf8, geomean over the non-Latin lipsum files",
-            ratio: "_into÷enc_rs",
-            rows: RowKey::is_non_latin_lipsum,
-            shape: Shape::GeomeanBySize,
-        })
-        .summary(Summary {
-            title: "utf8kit::decode_lossy ÷ String::from_utf8_lossy, geomean over the non-Latin lipsum files",
-            ratio: "÷std",
-            rows: RowKey::is_non_latin_lipsum,
-            shape: Shape::GeomeanBySize,
-        })
+        .ratio(Ratio::of("chunks÷std", CHUNKS, STD_CHUNKS))
+        .summary(Summary::non_latin_geomean(
+            "utf8kit::decode_lossy_into ÷ encoding_rs Decoder::decode_to_utf8, geomean over the non-Latin lipsum files",
+            "_into÷enc_rs",
+        ))
+        .summary(Summary::non_latin_geomean(
+            "utf8kit::decode_lossy ÷ String::from_utf8_lossy, geomean over the non-Latin lipsum files",
+            "÷std",
+        ))
+        .summary(Summary::non_latin_geomean(
+            "utf8kit::utf8_chunks ÷ <[u8]>::utf8_chunks, geomean over the non-Latin lipsum files",
+            "chunks÷std",
+        ))
         .note("inputs: every UTF-8 input with one character replaced every KiB by FF, E2 82 (cut) or ED A0 80 (surrogate), in turn; \"(valid)\": the originals")
         .note("decode_lossy, std and enc_rs alloc allocate their String; _into and stream 64K append to a reused String; enc_rs = a new Decoder per call, decode_to_utf8 into a reused byte buffer")
+        .note("chunks = utf8kit::utf8_chunks, std chunks = <[u8]>::utf8_chunks: each walks the chunks and sums the output length (valid part + 3 bytes per invalid part), writing nothing")
         .note("(not encoding_rs' decode_to_string into a reused String: it zero-fills the String's whole spare capacity on every call)")
 }
 
@@ -144,27 +158,15 @@ pub fn utf8_to_utf16(encoding: Encoding) -> Operation {
         .ratio(Ratio::of("÷enc_rs", TO_UTF16_INTO, ENC_RS_16))
         .ratio(Ratio::of("÷std", TO_UTF16_INTO, STD_16))
         .ratio(Ratio::of("Vec÷std", TO_UTF16_VEC, STD_16))
-        .summary(Summary {
-            title: "utf8kit::transcode::utf8_to_utf16_lossy_into ÷ encoding_rs Decoder::decode_to_utf16, geomean over the non-Latin lipsum files",
-            ratio: "÷enc_rs",
-            rows: RowKey::is_non_latin_lipsum,
-            shape: Shape::GeomeanBySize,
-        })
-        .summary(Summary {
-            title: "utf8kit::transcode::utf8_to_utf16_lossy_into ÷ std from_utf8_lossy + encode_utf16, geomean over the non-Latin lipsum files",
-            ratio: "÷std",
-            rows: RowKey::is_non_latin_lipsum,
-            shape: Shape::GeomeanBySize,
-        })
+        .summary(Summary::non_latin_geomean(
+            "utf8kit::transcode::utf8_to_utf16_lossy_into ÷ encoding_rs Decoder::decode_to_utf16, geomean over the non-Latin lipsum files",
+            "÷enc_rs",
+        ))
+        .summary(Summary::non_latin_geomean(
+            "utf8kit::transcode::utf8_to_utf16_lossy_into ÷ std from_utf8_lossy + encode_utf16, geomean over the non-Latin lipsum files",
+            "÷std",
+        ))
         .note("inputs: as for lossy utf8→utf8")
         .note("utf8kit = utf8_to_utf16_lossy_into into a reused buffer; Vec = utf8_to_utf16_lossy (allocates); scalar = the _into with the scalar kernel forced")
         .note("std = String::from_utf8_lossy then encode_utf16 into a reused Vec; enc_rs = a new encoding_rs Decoder per call, decode_to_utf16 into a reused buffer")
-}
-
-/// Grows `buf` to at least `len` elements (only on the first call per size).
-fn room<T: Copy + Default>(buf: &mut Vec<T>, len: usize) -> &mut [T] {
-    if buf.len() < len {
-        buf.resize(len, T::default());
-    }
-    &mut buf[..len]
 }

@@ -24,8 +24,10 @@
 
 pub mod count;
 pub mod latin1;
+pub mod length;
 pub mod lossy;
 pub mod utf16;
+pub mod utf16be;
 pub mod utf32;
 pub mod validate;
 
@@ -37,17 +39,47 @@ pub fn all() -> Vec<Operation> {
         validate::operation(),
         utf16::utf8_to_utf16(),
         utf16::utf16_to_utf8(),
+        utf16be::utf8_to_utf16be(),
+        utf16be::utf16be_to_utf8(),
+        length::utf16_len_from_utf8(),
+        length::utf8_len_from_utf16(),
         latin1::latin1_to_utf8(),
         latin1::utf8_to_latin1(),
         latin1::utf8_len_from_latin1(),
         utf32::utf8_to_utf32(),
         utf32::utf32_to_utf8(),
+        length::utf8_len_from_utf32(),
         count::operation(),
         lossy::utf8_to_utf8(Encoding::Utf8Damaged),
         lossy::utf8_to_utf8(Encoding::Utf8),
         lossy::utf8_to_utf16(Encoding::Utf8Damaged),
         lossy::utf8_to_utf16(Encoding::Utf8),
     ]
+}
+
+/// Grows `buf` to at least `len` elements (only on the first call per size) and returns
+/// its first `len`: the output buffer a contender owns.
+pub fn room<T: Copy + Default>(buf: &mut Vec<T>, len: usize) -> &mut [T] {
+    if buf.len() < len {
+        buf.resize(len, T::default());
+    }
+    &mut buf[..len]
+}
+
+/// The contender `name` for a `valid_utf8_to_*_into` flavour of utf8kit: the input viewed
+/// as `&str` ([`count::text`]), converted by `convert` into a buffer from `room` (one
+/// element per byte), checked on the valid inputs only ([`Agreement::ExactOnValid`]).
+pub fn valid_flavour<T: Copy + Default + 'static, E: 'static>(
+    name: &'static str,
+    room: fn(&mut Vec<T>, usize) -> &mut [T],
+    convert: fn(&str, &mut [T]) -> Result<usize, E>,
+) -> Contender {
+    let mut buf = Vec::new();
+    Contender::utf8(name, "valid", Role::Ours, move |s| {
+        let out = room(&mut buf, s.len());
+        convert(count::text(s), out).unwrap_or(INVALID)
+    })
+    .agreement(Agreement::ExactOnValid)
 }
 
 /// Identity of one table row: which text, at which size.
@@ -96,6 +128,8 @@ pub enum Run {
     /// Reads UTF-16 code units (native byte order).
     #[allow(dead_code, reason = "for the transcoding operations (UTF-16 inputs)")]
     Utf16(Utf16Fn),
+    /// Reads UTF-16 code units as big-endian bytes.
+    Utf16Be(Utf8Fn),
     /// Reads Latin-1 bytes.
     Latin1(Utf8Fn),
     /// Reads UTF-32 values (native byte order).
@@ -108,6 +142,7 @@ impl Run {
         match self {
             Run::Utf8(_) => Encoding::Utf8,
             Run::Utf16(_) => Encoding::Utf16,
+            Run::Utf16Be(_) => Encoding::Utf16Be,
             Run::Latin1(_) => Encoding::Latin1,
             Run::Utf32(_) => Encoding::Utf32,
         }
@@ -135,6 +170,9 @@ pub enum Agreement {
     Verdict,
     /// A baseline that always consumes the whole input: the result is the input length.
     FullLength,
+    /// Exactly the oracle's number, on valid UTF-8 only: a contender taking `&str` (the
+    /// `valid_utf8_to_*` flavours), never called on the corrupted variants.
+    ExactOnValid,
 }
 
 /// Result of a bool-only flavour on invalid input ("invalid, position unknown").
@@ -176,6 +214,16 @@ impl Contender {
         f: impl FnMut(&[u16]) -> usize + 'static,
     ) -> Contender {
         Contender::new(name, label, role, Run::Utf16(Box::new(f)))
+    }
+
+    /// A contender reading UTF-16BE bytes, agreeing exactly with the oracle, on every row.
+    pub fn utf16be(
+        name: impl Into<String>,
+        label: impl Into<String>,
+        role: Role,
+        f: impl FnMut(&[u8]) -> usize + 'static,
+    ) -> Contender {
+        Contender::new(name, label, role, Run::Utf16Be(Box::new(f)))
     }
 
     /// A contender reading Latin-1 bytes, agreeing exactly with the oracle, on every row.
@@ -292,6 +340,17 @@ pub struct Summary {
 }
 
 impl Summary {
+    /// A [`Shape::GeomeanBySize`] of `ratio` over the non-Latin lipsum files (the set the
+    /// targets are stated on).
+    pub fn non_latin_geomean(title: &'static str, ratio: &'static str) -> Summary {
+        Summary {
+            title,
+            ratio,
+            rows: RowKey::is_non_latin_lipsum,
+            shape: Shape::GeomeanBySize,
+        }
+    }
+
     /// A [`Shape::Matrix`] of `ratio` over every lipsum file.
     pub fn lipsum_matrix(title: &'static str, ratio: &'static str) -> Summary {
         Summary {

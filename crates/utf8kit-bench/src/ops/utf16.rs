@@ -11,7 +11,7 @@
 
 use std::hint::black_box;
 
-use super::{Contender, INVALID, Operation, Ratio, Role, RowKey, Shape, Summary};
+use super::{Contender, INVALID, Operation, Ratio, Role, Summary, room, valid_flavour};
 use crate::inputs::Encoding;
 
 const UTF8KIT_8TO16: &str = "utf8kit::transcode::utf8_to_utf16_into";
@@ -20,14 +20,6 @@ const STD_8TO16: &str = "std str::encode_utf16";
 const UTF8KIT_16TO8: &str = "utf8kit::transcode::utf16_to_utf8_into";
 const SIMDUTF_16TO8: &str = "simdutf::convert_utf16le_to_utf8";
 const STD_16TO8: &str = "std String::from_utf16";
-
-/// Grows `buf` to at least `len` elements (only on the first call per size).
-fn room<T: Copy + Default>(buf: &mut Vec<T>, len: usize) -> &mut [T] {
-    if buf.len() < len {
-        buf.resize(len, T::default());
-    }
-    &mut buf[..len]
-}
 
 /// The UTF-8 → UTF-16LE operation.
 pub fn utf8_to_utf16() -> Operation {
@@ -79,6 +71,11 @@ pub fn utf8_to_utf16() -> Operation {
                 .unwrap_or(INVALID)
             },
         ))
+        .contender(valid_flavour(
+            "utf8kit::transcode::valid_utf8_to_utf16_into",
+            room,
+            utf8kit::transcode::valid_utf8_to_utf16_into,
+        ))
         .contender(Contender::utf8(SIMDUTF_8TO16, "simdutf", Role::Peer, move |s| {
             let out = room(&mut b, s.len() + 1);
             match simdutf_utf8_to_utf16le(s, out, false) {
@@ -124,23 +121,23 @@ pub fn utf8_to_utf16() -> Operation {
         .ratio(Ratio::best_peer("÷best", UTF8KIT_8TO16))
         .ratio(Ratio::of("÷simdutf", UTF8KIT_8TO16, SIMDUTF_8TO16))
         .ratio(Ratio::of("÷simdutf valid", UTF8KIT_8TO16, "simdutf::convert_valid_utf8_to_utf16le"))
+        .ratio(Ratio::of("valid÷simdutf valid", "utf8kit::transcode::valid_utf8_to_utf16_into", "simdutf::convert_valid_utf8_to_utf16le"))
         .ratio(Ratio::of("scalar÷std", "utf8kit scalar utf8_to_utf16", STD_8TO16))
         .ratio(Ratio::of("avx2÷scalar", "utf8kit avx2 utf8_to_utf16", "utf8kit scalar utf8_to_utf16"))
         .ratio(Ratio::of("avx2÷simdutf", "utf8kit avx2 utf8_to_utf16", SIMDUTF_8TO16))
         .ratio(Ratio::of("sse÷scalar", "utf8kit sse utf8_to_utf16", "utf8kit scalar utf8_to_utf16"))
         .ratio(Ratio::of("sse÷simdutf", "utf8kit sse utf8_to_utf16", SIMDUTF_8TO16))
-        .summary(Summary {
-            title: "utf8kit ÷ simdutf::convert_utf8_to_utf16le, geomean over the non-Latin lipsum files",
-            ratio: "÷simdutf",
-            rows: RowKey::is_non_latin_lipsum,
-            shape: Shape::GeomeanBySize,
-        })
+        .summary(Summary::non_latin_geomean(
+            "utf8kit ÷ simdutf::convert_utf8_to_utf16le, geomean over the non-Latin lipsum files",
+            "÷simdutf",
+        ))
         .summary(Summary::lipsum_matrix(
             "utf8kit ÷ simdutf, every lipsum file",
             "÷simdutf",
         ))
         .note("utf8kit = utf8kit::transcode::utf8_to_utf16_into (with AVX-512: validates and converts in one pass, errors exactly as utf8kit::validate); scalar = the same with the scalar kernel forced; avx2 = the same with Kernel::Avx2 forced (AVX2 validation and conversion in one pass); sse = the same with Kernel::Sse42 forced (SSE4.2 validation, then SSE4.1 conversion)")
         .note("simdutf = simdutf::convert_utf8_to_utf16le (validating, bool error); simdutf valid = convert_valid_utf8_to_utf16le (no validation, a reference)")
+        .note("valid = utf8kit::transcode::valid_utf8_to_utf16_into (&str input: no validation), against simdutf valid (convert_valid_utf8_to_utf16le)")
         .note("std = core::str::from_utf8 + str::encode_utf16 into a Vec; enc_rs = encoding_rs UTF-8 decoder, decode_to_utf16_without_replacement")
 }
 
@@ -236,12 +233,10 @@ pub fn utf16_to_utf8() -> Operation {
         .ratio(Ratio::of("avx2÷simdutf", "utf8kit avx2 utf16_to_utf8", SIMDUTF_16TO8))
         .ratio(Ratio::of("sse÷scalar", "utf8kit sse utf16_to_utf8", "utf8kit scalar utf16_to_utf8"))
         .ratio(Ratio::of("sse÷simdutf", "utf8kit sse utf16_to_utf8", SIMDUTF_16TO8))
-        .summary(Summary {
-            title: "utf8kit ÷ simdutf::convert_utf16le_to_utf8, geomean over the non-Latin lipsum files",
-            ratio: "÷simdutf",
-            rows: RowKey::is_non_latin_lipsum,
-            shape: Shape::GeomeanBySize,
-        })
+        .summary(Summary::non_latin_geomean(
+            "utf8kit ÷ simdutf::convert_utf16le_to_utf8, geomean over the non-Latin lipsum files",
+            "÷simdutf",
+        ))
         .summary(Summary::lipsum_matrix(
             "utf8kit ÷ simdutf, every lipsum file",
             "÷simdutf",

@@ -7,7 +7,7 @@
 
 use std::hint::black_box;
 
-use super::{Contender, INVALID, Operation, Ratio, Role, RowKey, Shape, Summary};
+use super::{Contender, INVALID, Operation, Ratio, Role, Summary, room, valid_flavour};
 use crate::inputs::Encoding;
 
 const UTF8KIT_8TO32: &str = "utf8kit::transcode::utf8_to_utf32_into";
@@ -24,14 +24,6 @@ const SSE_32TO8: &str = "utf8kit sse utf32_to_utf8";
 const SIMDUTF_32TO8: &str = "simdutf::convert_utf32_to_utf8";
 const SIMDUTF_VALID_32TO8: &str = "simdutf::convert_valid_utf32_to_utf8";
 const STD_32TO8: &str = "std char::from_u32 into String";
-
-/// Grows `buf` to at least `len` elements (only on the first call per size).
-fn room<T: Copy + Default>(buf: &mut Vec<T>, len: usize) -> &mut [T] {
-    if buf.len() < len {
-        buf.resize(len, T::default());
-    }
-    &mut buf[..len]
-}
 
 /// The UTF-8 → UTF-32 operation.
 pub fn utf8_to_utf32() -> Operation {
@@ -67,6 +59,11 @@ pub fn utf8_to_utf32() -> Operation {
                 .and_then(Result::ok)
                 .unwrap_or(INVALID)
         }))
+        .contender(valid_flavour(
+            "utf8kit::transcode::valid_utf8_to_utf32_into",
+            room,
+            utf8kit::transcode::valid_utf8_to_utf32_into,
+        ))
         .contender(Contender::utf8(SIMDUTF_8TO32, "simdutf", Role::Peer, move |s| {
             let out = room(&mut b, s.len() + 1);
             match simdutf_utf8_to_utf32(s, out, false) {
@@ -99,23 +96,23 @@ pub fn utf8_to_utf32() -> Operation {
         .ratio(Ratio::best_peer("÷best", UTF8KIT_8TO32))
         .ratio(Ratio::of("÷simdutf", UTF8KIT_8TO32, SIMDUTF_8TO32))
         .ratio(Ratio::of("÷simdutf valid", UTF8KIT_8TO32, SIMDUTF_VALID_8TO32))
+        .ratio(Ratio::of("valid÷simdutf valid", "utf8kit::transcode::valid_utf8_to_utf32_into", SIMDUTF_VALID_8TO32))
         .ratio(Ratio::of("scalar÷std", SCALAR_8TO32, STD_8TO32))
         .ratio(Ratio::of("avx2÷scalar", AVX2_8TO32, SCALAR_8TO32))
         .ratio(Ratio::of("avx2÷simdutf", AVX2_8TO32, SIMDUTF_8TO32))
         .ratio(Ratio::of("sse÷scalar", SSE_8TO32, SCALAR_8TO32))
         .ratio(Ratio::of("sse÷simdutf", SSE_8TO32, SIMDUTF_8TO32))
-        .summary(Summary {
-            title: "utf8kit ÷ simdutf::convert_utf8_to_utf32, geomean over the non-Latin lipsum files",
-            ratio: "÷simdutf",
-            rows: RowKey::is_non_latin_lipsum,
-            shape: Shape::GeomeanBySize,
-        })
+        .summary(Summary::non_latin_geomean(
+            "utf8kit ÷ simdutf::convert_utf8_to_utf32, geomean over the non-Latin lipsum files",
+            "÷simdutf",
+        ))
         .summary(Summary::lipsum_matrix(
             "utf8kit ÷ simdutf, every lipsum file",
             "÷simdutf",
         ))
         .note("utf8kit = utf8kit::transcode::utf8_to_utf32_into (validates like utf8kit::validate, then converts); scalar = the same with the scalar kernel forced; avx2 = the same with Kernel::Avx2 forced; sse = the same with Kernel::Sse42 forced (the SSE4.2 validator, the SSE4.1 kernel)")
         .note("simdutf = simdutf::convert_utf8_to_utf32 (validating, bool error); simdutf valid = convert_valid_utf8_to_utf32 (no validation, a reference)")
+        .note("valid = utf8kit::transcode::valid_utf8_to_utf32_into (&str input: no validation), against simdutf valid (convert_valid_utf8_to_utf32)")
         .note("std = core::str::from_utf8 + str::chars mapped to u32 into a Vec")
 }
 
@@ -188,12 +185,10 @@ pub fn utf32_to_utf8() -> Operation {
         .ratio(Ratio::of("avx2÷simdutf", AVX2_32TO8, SIMDUTF_32TO8))
         .ratio(Ratio::of("sse÷scalar", SSE_32TO8, SCALAR_32TO8))
         .ratio(Ratio::of("sse÷simdutf", SSE_32TO8, SIMDUTF_32TO8))
-        .summary(Summary {
-            title: "utf8kit ÷ simdutf::convert_utf32_to_utf8, geomean over the non-Latin lipsum files",
-            ratio: "÷simdutf",
-            rows: RowKey::is_non_latin_lipsum,
-            shape: Shape::GeomeanBySize,
-        })
+        .summary(Summary::non_latin_geomean(
+            "utf8kit ÷ simdutf::convert_utf32_to_utf8, geomean over the non-Latin lipsum files",
+            "÷simdutf",
+        ))
         .summary(Summary::lipsum_matrix(
             "utf8kit ÷ simdutf, every lipsum file",
             "÷simdutf",

@@ -7,7 +7,7 @@
 
 use std::hint::black_box;
 
-use super::{Agreement, Contender, INVALID, Operation, Ratio, Role, RowKey, Shape, Summary};
+use super::{Agreement, Contender, INVALID, Operation, Ratio, Role, Shape, Summary};
 use crate::inputs::{Encoding, Kind, Size};
 
 /// Names shared by contenders, ratios and summaries.
@@ -101,18 +101,14 @@ pub fn operation() -> Operation {
         .ratio(Ratio::of("val÷is_valid", UTF8KIT, UTF8KIT_IS_VALID))
         .ratio(Ratio::of("scalar÷std", SCALAR, STD))
         .ratio(Ratio::of("stream÷val", STREAM, UTF8KIT))
-        .summary(Summary {
-            title: "utf8kit ÷ simdutf8 basic, geomean over the non-Latin lipsum files",
-            ratio: "÷s8 basic",
-            rows: RowKey::is_non_latin_lipsum,
-            shape: Shape::GeomeanBySize,
-        })
-        .summary(Summary {
-            title: "utf8kit ÷ simdutf (C++), geomean over the non-Latin lipsum files",
-            ratio: "÷simdutf",
-            rows: RowKey::is_non_latin_lipsum,
-            shape: Shape::GeomeanBySize,
-        })
+        .summary(Summary::non_latin_geomean(
+            "utf8kit ÷ simdutf8 basic, geomean over the non-Latin lipsum files",
+            "÷s8 basic",
+        ))
+        .summary(Summary::non_latin_geomean(
+            "utf8kit ÷ simdutf (C++), geomean over the non-Latin lipsum files",
+            "÷simdutf",
+        ))
         .summary(Summary {
             title: "utf8kit ÷ best peer: Latin, ASCII, random by size",
             ratio: "÷best",

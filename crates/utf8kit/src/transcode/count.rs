@@ -12,7 +12,8 @@ use super::simd::{count_avx2, count_avx512, count_sse41};
 use super::step::HIGH_BITS;
 use crate::Kernel;
 
-/// Inputs shorter than this (in elements) are counted by the scalar code.
+/// Inputs shorter than this (in elements) are counted by the scalar code
+/// instead of the SSE4.1 count.
 const SIMD_MIN: usize = 64;
 
 /// Inputs shorter than this go to the scalar code instead of the AVX-512
@@ -34,8 +35,8 @@ const fn four_byte_lead_bits(w: u64) -> u64 {
 
 /// The number of bytes that are not continuation bytes (`80..=BF`), by the
 /// SIMD code of `engine` if it has some for this length: AVX-512 (with
-/// `popcnt` up to [`POPCNT_MAX`](count_avx512::POPCNT_MAX)), AVX2 or
-/// SSE4.1.
+/// `popcnt` up to [`POPCNT_MAX`](count_avx512::POPCNT_MAX)), AVX2 (every
+/// length) or SSE4.1.
 #[inline]
 fn simd_count_non_continuation(engine: Engine, bytes: &[u8]) -> Option<usize> {
     match engine {
@@ -51,9 +52,10 @@ fn simd_count_non_continuation(engine: Engine, bytes: &[u8]) -> Option<usize> {
             })
         }
         #[cfg(target_arch = "x86_64")]
-        Engine::Avx2 if bytes.len() >= SIMD_MIN => {
+        Engine::Avx2 => {
             // SAFETY: `Engine::Avx2` is only chosen when the CPU has its
-            // features, which include AVX2.
+            // features, which include AVX2 and POPCNT. (It counts inputs of
+            // any length, the short ones in overlapping pieces.)
             Some(unsafe { count_avx2::count_chars(bytes) })
         }
         #[cfg(target_arch = "x86_64")]
@@ -140,7 +142,9 @@ pub fn count_chars_with(kernel: Kernel, text: &str) -> Option<usize> {
 /// surrogate pair). For valid UTF-8 that is exactly the length of
 /// [`utf8_to_utf16`](super::utf8_to_utf16)'s output. For invalid input it is
 /// the same formula, an estimate that is neither the length of a lossy
-/// conversion nor a bound on it; the input is not validated.
+/// conversion nor a bound on it; the input is not validated. With AVX-512,
+/// AVX2 or SSE4.1 (detected at run time) a SIMD kernel counts from 64
+/// bytes on.
 ///
 /// # Example
 ///
@@ -153,6 +157,12 @@ pub fn count_chars_with(kernel: Kernel, text: &str) -> Option<usize> {
 /// ```
 #[inline]
 pub fn utf16_len_from_utf8(bytes: &[u8]) -> usize {
+    super::utf16::utf16_len_by(Engine::detected(), bytes)
+}
+
+/// [`utf16_len_from_utf8`], eight bytes per step.
+#[inline]
+pub(super) fn utf16_len_from_utf8_scalar(bytes: &[u8]) -> usize {
     let (words, tail) = bytes.as_chunks::<8>();
     let mut continuation = 0;
     let mut four = 0;
@@ -173,6 +183,8 @@ pub fn utf16_len_from_utf8(bytes: &[u8]) -> usize {
 ///
 /// That is the length of [`utf16_to_utf8_lossy`](super::utf16_to_utf8_lossy)'s
 /// output, and of [`utf16_to_utf8`](super::utf16_to_utf8)'s for valid input.
+/// With AVX-512, AVX2 or SSE4.1 (detected at run time) a SIMD kernel counts
+/// from 64 units on.
 ///
 /// # Example
 ///
@@ -184,7 +196,7 @@ pub fn utf16_len_from_utf8(bytes: &[u8]) -> usize {
 /// ```
 #[inline]
 pub fn utf8_len_from_utf16(units: &[u16]) -> usize {
-    utf8_len_from_utf16_by(units, |u| u)
+    super::utf16::utf8_len_from_native_utf16(Engine::detected(), units)
 }
 
 /// [`utf8_len_from_utf16`] over units stored as `S` (native or LE/BE bytes).
@@ -307,6 +319,15 @@ pub(super) fn utf8_len_from_utf32_by(kernel: Kernel, units: &[u32]) -> usize {
         Kernel::Avx512 if units.len() >= AVX512_MIN => unsafe {
             count_avx512::utf8_len_from_utf32(units)
         },
+        #[cfg(target_arch = "x86_64")]
+        Kernel::Avx512 | Kernel::Avx2
+            if units.len() >= 16 && Engine::for_kernel(kernel) == Engine::Avx2 =>
+        {
+            // SAFETY: `Engine::Avx2` is only chosen when the CPU has the
+            // kernel's features.
+            let (len, rest) = unsafe { super::simd::utf32_avx2::utf8_len_from_utf32(units) };
+            len + utf8_len_from_utf32_scalar(rest)
+        }
         _ => utf8_len_from_utf32_scalar(units),
     }
 }

@@ -5,7 +5,7 @@
 //! U+0080..=U+009F. Legacy code pages live in `utf8kit-legacy`.
 //!
 //! With AVX-512, AVX2 or SSE4.1 the SIMD kernels (`simd/latin1_avx512.rs`,
-//! 64 bytes per step; `simd/latin1_avx2.rs`, 16 or 32;
+//! 64 bytes per step; `simd/latin1_avx2.rs`, 32 (ASCII 128);
 //! `simd/latin1_sse41.rs`, 16) convert and the scalar kernels
 //! below finish from where they stop (the end of the room in the output, or,
 //! for UTF-8 input, a block that is not plain ASCII and `C2`/`C3` pairs,

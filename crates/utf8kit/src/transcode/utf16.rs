@@ -7,14 +7,16 @@
 
 use core::convert::Infallible;
 
-use super::count::{utf8_len_from_utf16_by, utf16_len_from_utf8};
+use super::count::{utf8_len_from_utf16_by, utf16_len_from_utf8_scalar};
 #[cfg(target_arch = "x86_64")]
 use super::next_valid_chunk;
 #[cfg(target_arch = "x86_64")]
 use super::simd::utf16_fused_avx512::{self, Fused};
 use super::simd::{Engine, Progress};
 #[cfg(target_arch = "x86_64")]
-use super::simd::{utf8_to_utf16_avx2, utf16_avx2, utf16_avx512, utf16_len_avx512, utf16_sse41};
+use super::simd::{
+    utf8_to_utf16_avx2, utf16_avx512, utf16_len_avx512, utf16_sse41, utf16_to_utf8_avx2,
+};
 use super::step::{copy_ascii_word, decode_utf8, put, put_replacement, put_utf8};
 use super::{TranscodeError, Utf16Error, chunk_len, fit};
 use crate::validate::Splitter;
@@ -401,7 +403,7 @@ fn utf8_to_utf16_lossy_run<T: Unit16>(
 
 /// [`utf16_len_from_utf8`] by `engine`.
 #[inline]
-fn utf16_len_by(engine: Engine, bytes: &[u8]) -> usize {
+pub(super) fn utf16_len_by(engine: Engine, bytes: &[u8]) -> usize {
     match engine {
         #[cfg(target_arch = "x86_64")]
         // SAFETY: `Engine::Avx512` is only chosen when the CPU has the
@@ -422,7 +424,7 @@ fn utf16_len_by(engine: Engine, bytes: &[u8]) -> usize {
         Engine::Sse41 if bytes.len() >= SIMD_MIN_LEN => unsafe {
             utf16_sse41::utf16_len_from_utf8(bytes)
         },
-        _ => utf16_len_from_utf8(bytes),
+        _ => utf16_len_from_utf8_scalar(bytes),
     }
 }
 
@@ -449,9 +451,9 @@ fn utf8_len_by<S: Unit16>(engine: Engine, be: bool, src: &[S], unit: impl Fn(S) 
             // SAFETY: as above, for `Engine::Avx2`.
             unsafe {
                 if be {
-                    utf16_avx2::utf8_len_from_utf16::<true>(ptr, len)
+                    utf16_to_utf8_avx2::utf8_len_from_utf16::<true>(ptr, len)
                 } else {
-                    utf16_avx2::utf8_len_from_utf16::<false>(ptr, len)
+                    utf16_to_utf8_avx2::utf8_len_from_utf16::<false>(ptr, len)
                 }
             }
         }
@@ -485,14 +487,35 @@ fn utf16_to_utf8_run<S: Unit16, const LOSSY: bool>(
     if let Some(n) = short_utf16_to_utf8(engine, be, src, dst) {
         return Ok(n);
     }
+    let (p, window_end) = simd_utf16_to_utf8(engine, be, src, dst);
+    if p.read == src.len() {
+        // The kernel converted all of it (the common end).
+        return Ok(p.written);
+    }
+    utf16_to_utf8_rest::<S, LOSSY>(engine, be, src, dst, unit, p, window_end)
+}
+
+/// [`utf16_to_utf8_run`] after the first SIMD call stopped at `p` (before
+/// the block ending at `window_end` that has an unpaired surrogate, or at
+/// the end of its room): the scalar kernel, then SIMD again, in turn.
+#[inline(never)]
+fn utf16_to_utf8_rest<S: Unit16, const LOSSY: bool>(
+    engine: Engine,
+    be: bool,
+    src: &[S],
+    dst: &mut [u8],
+    unit: impl Fn(S) -> u16 + Copy,
+    mut p: Progress,
+    mut window_end: Option<usize>,
+) -> Result<usize, Utf16Error> {
     let mut i = 0;
     let mut o = 0;
     loop {
-        let rest = src.get(i..).unwrap_or_default();
-        let (p, window_end) =
-            simd_utf16_to_utf8(engine, be, rest, dst.get_mut(o..).unwrap_or_default());
         let start = i + p.read;
         o += p.written;
+        if start == src.len() {
+            return Ok(o);
+        }
         let end = window_end.map_or(src.len(), |e| i + e);
         let window = src.get(start..end).unwrap_or_default();
         let out = dst.get_mut(o..).unwrap_or_default();
@@ -507,6 +530,9 @@ fn utf16_to_utf8_run<S: Unit16, const LOSSY: bool>(
         if window_end.is_none() || i >= src.len() {
             return Ok(o);
         }
+        let rest = src.get(i..).unwrap_or_default();
+        (p, window_end) =
+            simd_utf16_to_utf8(engine, be, rest, dst.get_mut(o..).unwrap_or_default());
     }
 }
 
@@ -578,9 +604,9 @@ fn simd_utf16_to_utf8<S: Unit16>(
             // `src` is `2 * len` readable bytes, `dst` `cap` writable ones.
             let stop = unsafe {
                 if be {
-                    utf16_avx2::utf16_to_utf8::<true>(ptr, len, out, cap)
+                    utf16_to_utf8_avx2::utf16_to_utf8::<true>(ptr, len, out, cap)
                 } else {
-                    utf16_avx2::utf16_to_utf8::<false>(ptr, len, out, cap)
+                    utf16_to_utf8_avx2::utf16_to_utf8::<false>(ptr, len, out, cap)
                 }
             };
             (stop.progress, stop.window_end)
@@ -670,7 +696,7 @@ pub fn valid_utf8_to_utf16(text: &str) -> Vec<u16> {
 /// # Errors
 ///
 /// [`TranscodeError::BufferTooSmall`] if `out` is shorter than
-/// [`utf16_len_from_utf8`].
+/// [`utf16_len_from_utf8`](super::utf16_len_from_utf8).
 ///
 /// # Example
 ///
@@ -694,7 +720,7 @@ pub fn valid_utf8_to_utf16_into(
 /// Converts UTF-8 to UTF-16 in `out`, returning the number of code units
 /// written.
 ///
-/// [`utf16_len_from_utf8`] gives the length `out` needs.
+/// [`utf16_len_from_utf8`](super::utf16_len_from_utf8) gives the length `out` needs.
 ///
 /// # Errors
 ///
@@ -1519,11 +1545,18 @@ pub fn utf16_len_from_utf8_with(kernel: Kernel, bytes: &[u8]) -> Option<usize> {
         .then(|| utf16_len_by(Engine::for_kernel(kernel), bytes))
 }
 
+/// [`utf8_len_from_utf16`](super::utf8_len_from_utf16) of native-order
+/// `units` by `engine`.
+#[inline]
+pub(super) fn utf8_len_from_native_utf16(engine: Engine, units: &[u16]) -> usize {
+    utf8_len_by(engine, NATIVE_BE, units, |u| u)
+}
+
 /// [`utf8_len_from_utf16`](super::utf8_len_from_utf16) by the transcoder of
 /// a forced `kernel`; `None` if the CPU lacks the kernel.
 #[doc(hidden)]
 pub fn utf8_len_from_utf16_with(kernel: Kernel, units: &[u16]) -> Option<usize> {
     kernel
         .is_available()
-        .then(|| utf8_len_by(Engine::for_kernel(kernel), NATIVE_BE, units, |u| u))
+        .then(|| utf8_len_from_native_utf16(Engine::for_kernel(kernel), units))
 }

@@ -45,6 +45,8 @@ pub(crate) mod utf16_len_avx512;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod utf16_sse41;
 #[cfg(target_arch = "x86_64")]
+pub(crate) mod utf16_to_utf8_avx2;
+#[cfg(target_arch = "x86_64")]
 pub(crate) mod utf32_avx2;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod utf32_avx512;

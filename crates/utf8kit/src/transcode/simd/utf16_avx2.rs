@@ -1,26 +1,20 @@
-//! AVX2 UTF-8 ⇄ UTF-16, and the output lengths of both.
+//! What the AVX2 UTF-8 ⇄ UTF-16 kernels, now in modules of their own, left
+//! here for other kernels: tables and scalar helpers.
 //!
 //! # UTF-8 → UTF-16
 //!
-//! The conversion itself is in [`super::utf8_to_utf16_avx2`]. What stays
-//! here is shared with other kernels: [`PACK`] and [`SWAP16`], and
-//! [`decode16`] and [`pairs`], the lanes of the first 16 bytes of a block
-//! from a character boundary (the older UTF-8 → UTF-16 kernel's step, which
-//! the UTF-32 kernel uses) and the scalar surrogate pairs of a run of
-//! 4-byte characters.
+//! The conversion and the UTF-16 length of UTF-8 are in
+//! [`utf8_to_utf16_avx2`](super::utf8_to_utf16_avx2). What stays here is
+//! shared with other kernels: [`PACK`] and [`SWAP16`], and [`pairs`], the
+//! scalar surrogate pairs of a run of 4-byte characters (the SSE4.1
+//! kernel's).
 //!
 //! # UTF-16 → UTF-8
 //!
-//! 16 units per step. All-ASCII blocks (32 units when the next 16 are
-//! ASCII too) narrow with `vpackuswb`. A block with a surrogate (and the
-//! unit after it if it ends with the high half of a pair) is encoded with
-//! scalar code if its surrogates are paired, else left to the scalar
-//! kernel, which reports or replaces the unpaired one. Otherwise each unit
-//! is widened to a 32-bit lane that gets its 1-, 2- or 3-byte encoding from
-//! its low byte on, and each four lanes are packed by a `pshufb` from a
-//! table indexed by which lanes have 2 and which 3 bytes.
-
-use core::arch::x86_64::*;
+//! The kernel and the UTF-8 length of UTF-16 are in
+//! [`utf16_to_utf8_avx2`](super::utf16_to_utf8_avx2). What stays here is
+//! the SSE4.1 kernel's: [`surrogate_block`] (a block with surrogates
+//! encoded with scalar code) and [`ROOM8`].
 
 /// The `pshufb` indices that pack the 16-bit lanes of an 8-lane register
 /// whose bit is set in the mask (the index into the table) to its start.
@@ -48,88 +42,6 @@ pub(crate) static PACK: [[u8; 16]; 256] = pack_table();
 
 /// `pshufb` indices swapping the bytes of each 16-bit lane (UTF-16BE).
 pub(crate) static SWAP16: [u8; 16] = [1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14];
-
-/// Units left below which a UTF-16 → UTF-8 step that encodes in lanes is
-/// left to the scalar kernel: after it, 16 or more units remain, which make
-/// at least 16 bytes, covering the 16 past the step's output its stores may
-/// touch.
-const TAIL16: usize = 32;
-
-/// Swaps the bytes of every 16-bit lane if `BE`.
-#[target_feature(enable = "avx2")]
-#[inline]
-fn order256<const BE: bool>(v: __m256i) -> __m256i {
-    if BE {
-        // SAFETY: `SWAP16` is 16 readable bytes.
-        let swap = unsafe { _mm_loadu_si128(SWAP16.as_ptr().cast()) };
-        _mm256_shuffle_epi8(v, _mm256_broadcastsi128_si256(swap))
-    } else {
-        v
-    }
-}
-
-/// Decodes the characters that start in the first 16 bytes of the block
-/// `v` (32 bytes at `p`, valid UTF-8 from a character boundary), each at
-/// its lead byte's 16-bit lane: returns the lanes, the mask of the lanes
-/// that hold a character, and the bytes those characters take (16 to 18,
-/// or fewer up to the first 4-byte lead). `None` if the block starts with a
-/// 4-byte character, which the lanes cannot hold.
-///
-/// # Safety
-///
-/// 32 bytes at `p` are readable.
-#[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
-#[inline]
-pub(crate) unsafe fn decode16(p: *const u8, v: __m256i) -> Option<(__m256i, u32, usize)> {
-    // Leads: bytes other than 80..=BF (as `i8`, greater than -65).
-    let leads = _mm256_movemask_epi8(_mm256_cmpgt_epi8(v, _mm256_set1_epi8(-65))) as u32;
-    // 4-byte leads: F0..=FF (`max(b, F0) == b`).
-    let b0 = _mm256_castsi256_si128(v);
-    let fours = _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_max_epu8(b0, _mm_set1_epi8(-16)), b0)) as u32;
-    let first4 = fours.trailing_zeros() as usize; // 32 if none
-    if first4 == 0 {
-        return None;
-    }
-    // Lanes converted: the leads before the first 4-byte lead, or all
-    // 16 (and then the bytes 16 and 17 that continue the last one).
-    let (mask, read) = if first4 < 16 {
-        (leads & ((1 << first4) - 1), first4)
-    } else {
-        let c = !leads >> 16;
-        (
-            leads & 0xFFFF,
-            16 + (c & 1) as usize + (c & (c >> 1) & 1) as usize,
-        )
-    };
-    // SAFETY: 18 bytes at `p` are readable: so are the 16-byte loads
-    // at `p + 1` and `p + 2`.
-    let (n1, n2) = unsafe {
-        (
-            _mm_loadu_si128(p.add(1).cast()),
-            _mm_loadu_si128(p.add(2).cast()),
-        )
-    };
-    let w0 = _mm256_cvtepu8_epi16(b0);
-    let w1 = _mm256_cvtepu8_epi16(n1);
-    let w2 = _mm256_cvtepu8_epi16(n2);
-    let low6 = _mm256_set1_epi16(0x3F);
-    let t1 = _mm256_and_si256(w1, low6);
-    let t2 = _mm256_and_si256(w2, low6);
-    // 2 bytes: 110aaaaa 10bbbbbb -> aaaaabbbbbb.
-    let two = _mm256_or_si256(
-        _mm256_slli_epi16::<6>(_mm256_and_si256(w0, _mm256_set1_epi16(0x1F))),
-        t1,
-    );
-    // 3 bytes: 1110aaaa 10bbbbbb 10cccccc -> aaaabbbbbbcccccc.
-    let three = _mm256_or_si256(
-        _mm256_or_si256(_mm256_slli_epi16::<12>(w0), _mm256_slli_epi16::<6>(t1)),
-        t2,
-    );
-    let is2 = _mm256_cmpgt_epi16(w0, _mm256_set1_epi16(0xBF));
-    let is3 = _mm256_cmpgt_epi16(w0, _mm256_set1_epi16(0xDF));
-    let value = _mm256_blendv_epi8(_mm256_blendv_epi8(w0, two, is2), three, is3);
-    Some((value, mask, read))
-}
 
 /// Converts the run of 4-byte characters at `src` (at most `limit` bytes
 /// of leads) to surrogate pairs at `out`; returns bytes read and units
@@ -175,178 +87,9 @@ pub(crate) unsafe fn pairs<const BE: bool>(
     (read, written)
 }
 
-/// `pshufb` indices that pack the UTF-8 bytes of four 32-bit lanes (each
-/// holding its character's 1–3 bytes from its low byte on) to the start.
-/// Index bit `k` is set if lane `k` has 2 or more bytes, bit `k + 4` if it
-/// has 3 (a 3-byte lane has both bits).
-const fn utf8_pack_table() -> [[u8; 16]; 256] {
-    let mut table = [[0x80u8; 16]; 256];
-    let mut index = 0;
-    while index < 256 {
-        let mut out = 0;
-        let mut lane = 0;
-        while lane < 4 {
-            let len = 1 + ((index >> lane) & 1) + ((index >> (lane + 4)) & 1);
-            let mut j = 0;
-            while j < len {
-                table[index][out] = (4 * lane + j) as u8;
-                out += 1;
-                j += 1;
-            }
-            lane += 1;
-        }
-        index += 1;
-    }
-    table
-}
-
-pub(crate) static UTF8_PACK: [[u8; 16]; 256] = utf8_pack_table();
-
 /// Output room a UTF-16 → UTF-8 step needs: 16 units make at most 48
 /// bytes, written by four 16-byte stores, the last at most 36 bytes in.
 pub(crate) const ROOM8: usize = 64;
-
-use super::utf16_avx512::Stop;
-
-/// Loads 16 units at `src` in native order (swapping bytes if `BE`).
-///
-/// # Safety
-///
-/// 32 bytes at `src` are readable.
-#[target_feature(enable = "avx2")]
-#[inline]
-unsafe fn load16<const BE: bool>(src: *const u8) -> __m256i {
-    // SAFETY: the caller's promise.
-    order256::<BE>(unsafe { _mm256_loadu_si256(src.cast()) })
-}
-
-/// Encodes 8 units (zero-extended to the 32-bit lanes of `u`, none a
-/// surrogate) as UTF-8 at `out`; returns the bytes written.
-///
-/// # Safety
-///
-/// 28 bytes at `out` are writable (two 16-byte stores, the second at most
-/// 12 bytes on).
-#[target_feature(enable = "avx2,popcnt")]
-#[inline]
-pub(crate) unsafe fn encode8(u: __m256i, out: *mut u8) -> usize {
-    let low6 = _mm256_set1_epi32(0x3F);
-    let cont = _mm256_set1_epi32(0x80);
-    let last = _mm256_or_si256(_mm256_and_si256(u, low6), cont);
-    let mid = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi32::<6>(u), low6), cont);
-    // 2 bytes: 110aaaaa 10bbbbbb.
-    let two = _mm256_or_si256(
-        _mm256_or_si256(_mm256_srli_epi32::<6>(u), _mm256_set1_epi32(0xC0)),
-        _mm256_slli_epi32::<8>(last),
-    );
-    // 3 bytes: 1110aaaa 10bbbbbb 10cccccc.
-    let three = _mm256_or_si256(
-        _mm256_or_si256(_mm256_srli_epi32::<12>(u), _mm256_set1_epi32(0xE0)),
-        _mm256_or_si256(_mm256_slli_epi32::<8>(mid), _mm256_slli_epi32::<16>(last)),
-    );
-    let ge2 = _mm256_cmpgt_epi32(u, _mm256_set1_epi32(0x7F));
-    let ge3 = _mm256_cmpgt_epi32(u, _mm256_set1_epi32(0x7FF));
-    let v = _mm256_blendv_epi8(_mm256_blendv_epi8(u, two, ge2), three, ge3);
-    let m2 = _mm256_movemask_ps(_mm256_castsi256_ps(ge2)) as u32;
-    let m3 = _mm256_movemask_ps(_mm256_castsi256_ps(ge3)) as u32;
-    let lo = (m2 & 0xF) | ((m3 & 0xF) << 4);
-    let hi = ((m2 >> 4) & 0xF) | (m3 & 0xF0);
-    let n_lo = 4 + lo.count_ones() as usize;
-    let n_hi = 4 + hi.count_ones() as usize;
-    // SAFETY: the tables are 16 readable bytes each; the stores are at
-    // `out` and `out + n_lo` (at most 12), 16 bytes each: inside the 28
-    // writable bytes.
-    unsafe {
-        let t_lo = _mm_loadu_si128(UTF8_PACK[lo as usize].as_ptr().cast());
-        let t_hi = _mm_loadu_si128(UTF8_PACK[hi as usize].as_ptr().cast());
-        let p_lo = _mm_shuffle_epi8(_mm256_castsi256_si128(v), t_lo);
-        let p_hi = _mm_shuffle_epi8(_mm256_extracti128_si256::<1>(v), t_hi);
-        _mm_storeu_si128(out.cast(), p_lo);
-        _mm_storeu_si128(out.add(n_lo).cast(), p_hi);
-    }
-    n_lo + n_hi
-}
-
-/// Converts UTF-16 (little-endian bytes, or big-endian if `BE`; `len` units
-/// at `src`) to UTF-8 at `dst` while 16 units and the room for a step
-/// remain, up to the first block of 16 units with an unpaired surrogate
-/// (which the scalar kernel converts: `window_end`).
-///
-/// # Safety
-///
-/// * The CPU supports the enabled features.
-/// * `src` is valid for reads of `2 * len` bytes.
-/// * `dst` is valid for writes of `cap` bytes.
-#[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
-pub(crate) unsafe fn utf16_to_utf8<const BE: bool>(
-    src: *const u8,
-    len: usize,
-    dst: *mut u8,
-    cap: usize,
-) -> Stop {
-    let mut i = 0;
-    let mut o = 0;
-    let not_ascii = _mm256_set1_epi16(0xFF80u16 as i16);
-    // Invariants: `i <= len`, `o <= cap`.
-    while len - i >= 16 && cap - o >= ROOM8 {
-        // SAFETY: units `i..i + 16` are readable.
-        let v = unsafe { load16::<BE>(src.add(2 * i)) };
-        // SAFETY: `o + ROOM8 <= cap`: 64 bytes at `out` are writable.
-        let out = unsafe { dst.add(o) };
-        if _mm256_testz_si256(v, not_ascii) != 0 {
-            if len - i >= 32 {
-                // SAFETY: units `i + 16..i + 32` are readable.
-                let w = unsafe { load16::<BE>(src.add(2 * i + 32)) };
-                if _mm256_testz_si256(w, not_ascii) != 0 {
-                    let bytes =
-                        _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_packus_epi16(v, w));
-                    // SAFETY: 32 of the 64 writable bytes.
-                    unsafe { _mm256_storeu_si256(out.cast(), bytes) };
-                    i += 32;
-                    o += 32;
-                    continue;
-                }
-            }
-            let bytes =
-                _mm_packus_epi16(_mm256_castsi256_si128(v), _mm256_extracti128_si256::<1>(v));
-            // SAFETY: 16 of the 64 writable bytes.
-            unsafe { _mm_storeu_si128(out.cast(), bytes) };
-            i += 16;
-            o += 16;
-            continue;
-        }
-        let surrogates = _mm256_cmpeq_epi16(
-            _mm256_and_si256(v, _mm256_set1_epi16(0xF800u16 as i16)),
-            _mm256_set1_epi16(0xD800u16 as i16),
-        );
-        if _mm256_testz_si256(surrogates, surrogates) == 0 {
-            // SAFETY: units `i..i + 16` are readable and 64 bytes at `out`
-            // are writable (above).
-            match unsafe { surrogate_block::<BE>(src, len, i, out) } {
-                Ok((end, w)) => {
-                    i = end;
-                    o += w;
-                }
-                Err(end) => return Stop::new(i, o, Some(end)),
-            }
-            continue;
-        }
-        // (See `TAIL16`.)
-        if len - i < TAIL16 {
-            break;
-        }
-        let lo = _mm256_cvtepu16_epi32(_mm256_castsi256_si128(v));
-        let hi = _mm256_cvtepu16_epi32(_mm256_extracti128_si256::<1>(v));
-        // SAFETY: the first call writes 28 bytes at `out`, the second 28
-        // at most 24 bytes on: inside the 64 writable bytes.
-        unsafe {
-            let n = encode8(lo, out);
-            o += n + encode8(hi, out.add(n));
-        }
-        i += 16;
-    }
-    Stop::new(i, o, None)
-}
 
 /// Encodes the block of 16 units at unit `i` (of `len` at `src`), which
 /// holds a surrogate, with scalar code, and the unit after it if the block
@@ -403,59 +146,4 @@ pub(crate) unsafe fn surrogate_block<const BE: bool>(
         k += 1;
     }
     Ok((end, w))
-}
-
-/// The number of UTF-8 bytes the first `read` of `len` UTF-16 units at
-/// `src` (little-endian, or big-endian if `BE`) convert to, unpaired
-/// surrogates counting 3; returns `(read, bytes)`, and the caller counts
-/// the rest with the scalar function. As in the AVX-512 count, every unit
-/// counts `1 + (>= 80) + (>= 800)` and a high surrogate followed by a low
-/// one 2 less (the pair's 4 bytes, with the low unit's 3), so a pair split
-/// between two blocks or the block and the tail counts right.
-///
-/// # Safety
-///
-/// * The CPU supports the enabled features.
-/// * `src` is valid for reads of `2 * len` bytes.
-#[target_feature(enable = "avx2,popcnt")]
-pub(crate) unsafe fn utf8_len_from_utf16<const BE: bool>(
-    src: *const u8,
-    len: usize,
-) -> (usize, usize) {
-    let zero = _mm256_setzero_si256();
-    let tag = _mm256_set1_epi16(0xFC00u16 as i16);
-    let mut i = 0;
-    let mut n = 0;
-    while len - i >= 17 {
-        // SAFETY: units `i..i + 17` are readable.
-        let (v, next) = unsafe {
-            (
-                load16::<BE>(src.add(2 * i)),
-                load16::<BE>(src.add(2 * i + 2)),
-            )
-        };
-        // Two mask bits per unit.
-        let ascii = _mm256_movemask_epi8(_mm256_cmpeq_epi16(
-            _mm256_and_si256(v, _mm256_set1_epi16(0xFF80u16 as i16)),
-            zero,
-        )) as u32;
-        let short = _mm256_movemask_epi8(_mm256_cmpeq_epi16(
-            _mm256_and_si256(v, _mm256_set1_epi16(0xF800u16 as i16)),
-            zero,
-        )) as u32;
-        let pairs = _mm256_movemask_epi8(_mm256_and_si256(
-            _mm256_cmpeq_epi16(
-                _mm256_and_si256(v, tag),
-                _mm256_set1_epi16(0xD800u16 as i16),
-            ),
-            _mm256_cmpeq_epi16(
-                _mm256_and_si256(next, tag),
-                _mm256_set1_epi16(0xDC00u16 as i16),
-            ),
-        )) as u32;
-        // 3 per unit, less 1 per unit below 80 and below 800, less 2 per pair.
-        n += 48 - (ascii.count_ones() + short.count_ones() + 2 * pairs.count_ones()) as usize / 2;
-        i += 16;
-    }
-    (i, n)
 }

@@ -1,9 +1,11 @@
 //! SSE4.1 UTF-8 ⇄ UTF-16, and the output lengths of both, for the CPUs
 //! before Haswell (SSSE3, SSE4.1, SSE4.2 and POPCNT; no AVX2, no BMI).
 //!
-//! The algorithms are the AVX2 kernels' ([`super::utf16_avx2`]) on 128-bit
-//! registers, and share their `pshufb` tables: most of their work was
-//! already done in 16-byte halves.
+//! The algorithms are those of the first AVX2 kernels on 128-bit
+//! registers (most of their work was already done in 16-byte halves), and
+//! share `super::utf16_avx2`'s `pshufb` table and surrogate code; the
+//! AVX2 kernels have since been rewritten (`utf8_to_utf16_avx2`,
+//! `utf16_to_utf8_avx2`).
 //!
 //! # UTF-8 → UTF-16 (input known to be valid)
 //!
@@ -40,7 +42,8 @@
 //! # UTF-16 → UTF-8
 //!
 //! 16 units (two registers) per step. An all-ASCII block narrows with
-//! `packuswb`, and so do the 32-unit blocks after it while they are ASCII. Eight units that are four surrogate pairs become their four
+//! `packuswb`, and so do the 32-unit blocks after it while they are
+//! ASCII. Eight units that are four surrogate pairs become their four
 //! 4-byte characters in 32-bit lanes (and the next eight too if they are
 //! pairs). Any other block with a surrogate (and the unit after it if it
 //! ends with the high half of a pair) is encoded with scalar code if its
@@ -60,14 +63,14 @@
 //!   paths above, its first two bytes in one register and its third in
 //!   another, and each four lanes are spread by a `pshufb` of each register
 //!   from a table indexed by which lanes have 2 and which 3 bytes (the
-//!   AVX2 kernel widens to 32-bit lanes instead).
+//!   first AVX2 kernel widened to 32-bit lanes instead).
 //!
 //! # Lengths
 //!
 //! The UTF-16 length of UTF-8 counts, in byte counters flushed by `psadbw`,
 //! the bytes that are not continuation bytes plus the `F0..=FF` ones. The
-//! UTF-8 length of UTF-16 counts in 16-bit counters, as the AVX2 one does
-//! with `popcnt`, 3 per unit less one per unit below `80` and below `800`
+//! UTF-8 length of UTF-16 counts in 16-bit counters (the first AVX2 one
+//! used `popcnt`), 3 per unit less one per unit below `80` and below `800`
 //! and two per surrogate pair.
 
 use super::Progress;
@@ -444,8 +447,8 @@ unsafe fn load8<const BE: bool>(src: *const u8) -> __m128i {
 /// its third, if any, in the low byte of the lane of another (`last`), to
 /// the start: entry `[index][0]` picks from `first`, `[index][1]` from
 /// `last` (`0x80` where the other register gives the byte). Index bit `k`
-/// is set if unit `k` has 2 or more bytes, bit `k + 4` if it has 3 (as in
-/// [`UTF8_PACK`](super::utf16_avx2::UTF8_PACK)). Adding 8 to the indices
+/// is set if unit `k` has 2 or more bytes, bit `k + 4` if it has 3. Adding
+/// 8 to the indices
 /// picks from the upper four lanes instead (`0x80 + 8` still zeroes).
 const fn utf8_spread_table() -> [[[u8; 16]; 2]; 256] {
     let mut table = [[[0x80u8; 16]; 2]; 256];
@@ -836,7 +839,7 @@ const FLUSH16: usize = 8192;
 /// The number of UTF-8 bytes the first `read` of `len` UTF-16 units at
 /// `src` (little-endian, or big-endian if `BE`) convert to, unpaired
 /// surrogates counting 3; returns `(read, bytes)`, and the caller counts
-/// the rest with the scalar function. As in the AVX2 count, every unit
+/// the rest with the scalar function. As in the first AVX2 count, every unit
 /// counts `1 + (>= 80) + (>= 800)` and a high surrogate followed by a low
 /// one 2 less (the pair's 4 bytes, with the low unit's 3), so a pair split
 /// between two blocks or the block and the tail counts right.

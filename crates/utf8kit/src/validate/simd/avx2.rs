@@ -8,6 +8,7 @@ use core::arch::x86_64::*;
 
 impl Vector for __m256i {
     const LANES: usize = 32;
+    const LOAD_PREV: bool = true;
 
     #[inline(always)]
     unsafe fn zero() -> Self {
@@ -150,6 +151,13 @@ impl Vector for __m256i {
     unsafe fn is_zero(self) -> bool {
         // SAFETY: the caller guarantees AVX2.
         unsafe { _mm256_testz_si256(self, self) == 1 }
+    }
+
+    #[inline(always)]
+    unsafe fn first_nonzero_lane(self) -> usize {
+        // SAFETY: the caller guarantees AVX2.
+        let zero = unsafe { _mm256_movemask_epi8(_mm256_cmpeq_epi8(self, _mm256_setzero_si256())) };
+        (!zero).trailing_zeros() as usize
     }
 }
 

@@ -40,6 +40,13 @@ pub(crate) trait Vector: Copy {
     /// Bytes per register; divides 64.
     const LANES: usize;
 
+    /// Whether blocks past the start read the one, two and three bytes
+    /// before each lane with unaligned loads (see
+    /// [`lookup`](lookup)'s `Inner`) instead of shifting them in from the
+    /// previous register. True for SSE and AVX2, where the shifts (two
+    /// shuffle-port instructions each) cost more than three loads.
+    const LOAD_PREV: bool = false;
+
     /// All lanes zero.
     unsafe fn zero() -> Self;
 
@@ -145,8 +152,7 @@ pub(crate) trait Vector: Copy {
 
     /// The index of the first lane that is not zero, given that some lane
     /// is not; a lower bound is allowed. The default answers 0 (no
-    /// information); AVX-512, whose register is a whole block, finds it
-    /// with one mask test.
+    /// information); every kernel overrides it with one mask test.
     #[inline(always)]
     unsafe fn first_nonzero_lane(self) -> usize {
         0

@@ -77,6 +77,7 @@ pub(super) unsafe fn load_small(ptr: *const u8, len: usize) -> __m128i {
 
 impl Vector for __m128i {
     const LANES: usize = 16;
+    const LOAD_PREV: bool = true;
 
     #[inline(always)]
     unsafe fn zero() -> Self {
@@ -184,6 +185,13 @@ impl Vector for __m128i {
     unsafe fn is_zero(self) -> bool {
         // SAFETY: the caller guarantees SSE4.1 (`ptest`).
         unsafe { _mm_testz_si128(self, self) == 1 }
+    }
+
+    #[inline(always)]
+    unsafe fn first_nonzero_lane(self) -> usize {
+        // SAFETY: SSE2 is part of x86-64.
+        let zero = unsafe { _mm_movemask_epi8(_mm_cmpeq_epi8(self, _mm_setzero_si128())) };
+        (!zero).trailing_zeros() as usize
     }
 }
 

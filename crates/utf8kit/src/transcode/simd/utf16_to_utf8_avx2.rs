@@ -1,0 +1,1409 @@
+//! AVX2 UTF-16 → UTF-8, and the UTF-8 length of UTF-16 (AVX2, BMI1/2 and
+//! POPCNT).
+//!
+//! # UTF-16 → UTF-8
+//!
+//! The main loop takes 32 units (two registers) a step and picks a path by
+//! what they hold:
+//!
+//! * all ASCII: `vpackuswb` and one 32-byte store, then 64 units a step
+//!   while they last;
+//! * no unit from `800` on (Latin, Greek, Cyrillic, Hebrew, Arabic…): per
+//!   register, each 16-bit lane gets its 2-byte encoding (`u << 2` blended
+//!   into the high byte, masked, marked) or stays ASCII, and one `vpshufb`
+//!   with a table row for each half ([`PACK12`], indexed by the 8-bit ASCII
+//!   mask) drops the second byte of the ASCII lanes; two 16-byte stores;
+//! * no surrogate: each unit gets bytes `[a, l]` in one 16-bit lane and
+//!   `[b, m]` in another (see [`encode16`]: `a` its ASCII byte, `l` the last
+//!   byte of a 2- or 3-byte character, `b` and `m` the lead and middle
+//!   bytes, from one `vpmaddubsw`), interleaved by `vpunpck{l,h}wd` into
+//!   the 32-bit lanes `[a, l, b, m]`, and each four lanes are packed by a
+//!   `vpshufb` to the bytes their classes take, four 16-byte stores each as
+//!   far on as the bytes before it. When no unit of the 32 is below `800`
+//!   (CJK) the indices are fixed and the stores 12 bytes apart; when none
+//!   is 2 bytes long (CJK, Indic, Hangul with ASCII spaces), the classes
+//!   take one bit, and one 32-byte row of [`PACK13`] (indexed by the ASCII
+//!   bits of units 0–3 and 8–11, or 4–7 and 12–15, put side by side by
+//!   `vpermq` and `vpacksswb`) packs both halves of a register; else the
+//!   classes take two bits and a 16-byte row of [`PACK123`] per four units;
+//! * eight surrogate pairs (emoji): each 32-bit lane holds a pair, whose
+//!   scalar value is computed and spread into its 4 bytes with shifts and
+//!   masks: one 32-byte store (and the next 16 units too if they are
+//!   pairs);
+//! * else (surrogates among other units): the lanes of the path without
+//!   surrogates, where each half of a pair writes two of its character's 4
+//!   bytes: the high half `F0 | c >> 18` and `80 | c >> 12 & 3F` (its `b`
+//!   and `m` computed from `u - D7C0` instead of `u >> 4`), the low half
+//!   `80 | c >> 6 & 3F` (its `m`, two bits of which come from the unit
+//!   before it) and `80 | c & 3F` (its `l`); the masks of the high and low
+//!   halves check that every low half follows a high one and every high
+//!   half but the last precedes a low one. A high half last waits for the
+//!   next step (its two bytes are overwritten); a block with an unpaired
+//!   half stops the kernel and is left to the scalar kernel (`window_end`),
+//!   which reports or replaces it at its exact index.
+//!
+//! The packed stores leave don't-care bytes after a step's output (at most
+//! 14), which the output that follows overwrites: such steps run while 16
+//! more units follow and the room for them is left. The last 16 to 47
+//! units go by blocks of 16 that are stored exactly (ASCII directly, others
+//! through a buffer and a few overlapping copies), then the units left as
+//! the end of the block of the last 16, whose first units' bytes (already
+//! written) are skipped. An input of 16 to 32 units that is all ASCII takes
+//! two overlapping stores; fewer than 16 units are the scalar kernel's.
+//!
+//! # The UTF-8 length of UTF-16
+//!
+//! [`utf8_len_from_utf16`]: `1 + (>= 80) + (>= 800) - surrogate` per unit
+//! in 16-bit counters (as if every surrogate were paired), and the pairing
+//! checked only in blocks that have a surrogate (see there).
+//!
+//! # Tried and dropped
+//!
+//! Ratios ÷ `simdutf::convert_utf16le_to_utf8` (64 KiB of the lipsum file,
+//! the dispatched function, minimum time of interleaved rounds, this Zen 3
+//! shared with other work: ±5 %).
+//!
+//! * The kernel this replaces (16 units a step, each unit widened to a
+//!   32-bit lane with its 1 to 3 bytes, four lanes packed by a `pshufb`;
+//!   surrogate blocks in scalar code): Arabic 0.60, Chinese 0.72, Emoji
+//!   1.02, Korean 0.74, random 0.87.
+//! * 16 units a step for the paths above: Arabic 1.28, Korean 1.12; two
+//!   registers a step: 1.40, 1.16 (one set of tests and loop control for
+//!   both).
+//! * Encoding surrogate pairs through the general surrogate path only (no
+//!   pairs path): Emoji 3.0; with it 9 to 13.
+//! * The fixed-index path for all-3-byte blocks chosen per block of 16
+//!   (the class mask zero): Chinese 1.57, Japanese 1.44, but Hindi 1.15 and
+//!   Korean 1.10: the branch mispredicts where ASCII spaces come every
+//!   block or so. Without it (tables for every block) Hindi 1.25, Korean
+//!   1.21, Chinese 1.20. Chosen per 32 units on the below-`800` masks (not
+//!   the packed class masks): Chinese 1.65, Japanese 1.38, Hindi 1.23,
+//!   Korean 1.18.
+//! * Staying on the 2-bit path for 8 steps after a step with a 2-byte unit
+//!   (Hangul text has a middle dot every few hundred units, so the choice
+//!   between the paths mispredicts about one step in five): Korean 0.96–1.0,
+//!   and Hindi fell to 0.9 (the loop compiled worse); dropped.
+//! * The 16-unit loop before the end with the same paths as the main loop
+//!   (instead of the general surrogate path): 0.1–0.4 % fewer instructions
+//!   at 1 KiB (callgrind; the main loop does nearly all of it); dropped.
+//! * The ASCII-or-3 rows (two groups a 32-byte row) against the 2-bit
+//!   classes of [`PACK123`] with `vinserti128` rows: 6 % fewer instructions
+//!   on Hindi (callgrind), 3–5 % faster.
+//! * The UTF-8 length with the pairing checked in every block (two loads
+//!   and 15 operations a block): 0.89 of `simdutf::utf8_length_from_utf16le`
+//!   (which counts every surrogate 2, right for valid input only); with a
+//!   branch per block but the counter updated three times a step (a 3-cycle
+//!   chain): 0.56; one add a step: 1.11–1.18.
+
+use super::utf16_avx512::Stop;
+use core::arch::x86_64::*;
+
+/// A table whose rows start on cache-line boundaries (no row load splits
+/// across two lines).
+#[repr(align(64))]
+struct Rows<T>(T);
+
+/// `pshufb` indices that pack eight 16-bit lanes, each holding a unit below
+/// `800` as its UTF-8 (a 2-byte lane: the continuation byte low, the lead
+/// high; an ASCII lane: the character low), to the start: index bit `k` is
+/// set if lane `k` is ASCII (byte `2k`), else it gives bytes `2k + 1` and
+/// `2k`. The bytes after them are zeros.
+const fn pack12_table() -> [[u8; 16]; 256] {
+    let mut table = [[0x80u8; 16]; 256];
+    let mut index = 0;
+    while index < 256 {
+        let mut out = 0;
+        let mut lane = 0;
+        while lane < 8 {
+            if index & (1 << lane) != 0 {
+                table[index][out] = 2 * lane as u8;
+                out += 1;
+            } else {
+                table[index][out] = 2 * lane as u8 + 1;
+                table[index][out + 1] = 2 * lane as u8;
+                out += 2;
+            }
+            lane += 1;
+        }
+        index += 1;
+    }
+    table
+}
+
+static PACK12: Rows<[[u8; 16]; 256]> = Rows(pack12_table());
+
+/// `pshufb` indices that pack the UTF-8 of four units, each spread over a
+/// 32-bit lane (bytes `[a, l, b, m]`, see [`encode16`]), to the start. Bits
+/// `2k` and `2k + 1` of the index tell lane `k`'s class: both set, ASCII
+/// (byte `a`); `2k + 1` only, a 2-byte character or a low surrogate (`m`,
+/// `l`); neither, a 3-byte character (`b`, `m`, `l`); `2k` only, a high
+/// surrogate (`b`, `m`). A lane's length is 3 less its set bits.
+const fn pack123_table() -> [[u8; 16]; 256] {
+    let mut table = [[0x80u8; 16]; 256];
+    let mut index = 0;
+    while index < 256 {
+        let mut out = 0;
+        let mut lane = 0;
+        while lane < 4 {
+            let base = 4 * lane as u8;
+            let e = (index >> (2 * lane)) & 1;
+            let d = (index >> (2 * lane + 1)) & 1;
+            let (bytes, n): ([u8; 3], usize) = match (e, d) {
+                (1, 1) => ([0, 0, 0], 1),
+                (0, 1) => ([3, 1, 0], 2),
+                (0, _) => ([2, 3, 1], 3),
+                _ => ([2, 3, 0], 2),
+            };
+            let mut j = 0;
+            while j < n {
+                table[index][out] = base + bytes[j];
+                out += 1;
+                j += 1;
+            }
+            lane += 1;
+        }
+        index += 1;
+    }
+    table
+}
+
+static PACK123: Rows<[[u8; 16]; 256]> = Rows(pack123_table());
+
+/// `pshufb` indices swapping the bytes of each 16-bit lane (UTF-16BE).
+static SWAP16: [u8; 16] = [1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14];
+
+/// `pshufb` indices copying the low byte of each 16-bit lane to both bytes.
+static DUP_LOW: [u8; 16] = [0, 0, 2, 2, 4, 4, 6, 6, 8, 8, 10, 10, 12, 12, 14, 14];
+
+/// Output room a block of 16 units needs in the main loop: at most 48
+/// bytes, and the don't-care bytes its last store leaves after them (at
+/// most 14).
+const ROOM: usize = 64;
+
+/// Loads 16 units at `src` in native order (swapping bytes if `BE`).
+///
+/// # Safety
+///
+/// 32 bytes at `src` are readable.
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn load16<const BE: bool>(src: *const u8) -> __m256i {
+    // SAFETY: the caller's promise.
+    let v = unsafe { _mm256_loadu_si256(src.cast()) };
+    if BE {
+        // SAFETY: `SWAP16` is 16 readable bytes.
+        let swap = unsafe { _mm256_broadcastsi128_si256(_mm_loadu_si128(SWAP16.as_ptr().cast())) };
+        _mm256_shuffle_epi8(v, swap)
+    } else {
+        v
+    }
+}
+
+/// Loads two 16-byte table rows into the low and high halves of a register.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn rows(lo: &[u8; 16], hi: &[u8; 16]) -> __m256i {
+    // SAFETY: both rows are 16 readable bytes.
+    unsafe { _mm256_loadu2_m128i(hi.as_ptr().cast(), lo.as_ptr().cast()) }
+}
+
+/// Writes the UTF-8 of 16 units below `800` (the lanes of `u`, not all
+/// ASCII) at `out`; returns its length (17 to 32 bytes).
+///
+/// # Safety
+///
+/// 48 bytes at `out` are writable (two 16-byte stores, the second at most
+/// 32 bytes on); the caller overwrites what lies past the output.
+#[target_feature(enable = "avx2,popcnt")]
+#[inline]
+unsafe fn two_byte(u: __m256i, out: *mut u8) -> usize {
+    let ascii = _mm256_cmpeq_epi16(
+        _mm256_and_si256(u, _mm256_set1_epi16(0xFF80u16 as i16)),
+        _mm256_setzero_si256(),
+    );
+    // Low byte `u`, high byte `u << 2 >> 8 = u >> 6`: then the
+    // continuation byte `80 | u & 3F` low and the lead `C0 | u >> 6` high.
+    let spread = _mm256_blendv_epi8(
+        u,
+        _mm256_slli_epi16::<2>(u),
+        _mm256_set1_epi16(0xFF00u16 as i16),
+    );
+    let two = _mm256_or_si256(
+        _mm256_and_si256(spread, _mm256_set1_epi16(0x1F3F)),
+        _mm256_set1_epi16(0xC080u16 as i16),
+    );
+    let v = _mm256_blendv_epi8(two, u, ascii);
+    // Byte 0: lanes 0–7 ASCII, byte 2: lanes 8–15.
+    let m = _mm256_movemask_epi8(_mm256_packs_epi16(ascii, ascii)) as u32;
+    let (lo, hi) = (m & 0xFF, (m >> 16) & 0xFF);
+    let packed = _mm256_shuffle_epi8(v, rows(&PACK12.0[lo as usize], &PACK12.0[hi as usize]));
+    let n0 = 16 - lo.count_ones() as usize;
+    let n1 = 16 - hi.count_ones() as usize;
+    // SAFETY: 16 bytes at `out` and at `out + n0` (at most 16): inside the
+    // caller's 48.
+    unsafe {
+        _mm_storeu_si128(out.cast(), _mm256_castsi256_si128(packed));
+        _mm_storeu_si128(out.add(n0).cast(), _mm256_extracti128_si256::<1>(packed));
+    }
+    n0 + n1
+}
+
+/// The UTF-8 of 16 units (`u`), packed in four groups of four units: the
+/// groups of units 0–3 and 8–11 in the halves of the first register, 4–7
+/// and 12–15 in the second, each from its start, and the class mask (see
+/// [`PACK123`]; byte `j` is group `j`'s index), and with `SURR`, the masks
+/// of the high and low surrogates (two bits a unit, from `vpmovmskb`).
+///
+/// Every unit gets bytes `[a, l]` in one 16-bit lane and `[b, m]` in
+/// another, interleaved into the 32-bit lane `[a, l, b, m]`:
+///
+/// * `a = u & 7F` (an ASCII unit's byte), `l = 80 | u & 3F` (the last byte
+///   of a 2- or 3-byte character, and of a low surrogate's half);
+/// * `b = E0 | u >> 12` and `m = 80 | u >> 6 & 3F` (`C0 | …` for a unit
+///   below `800`: its lead), from one `pmaddubsw` of `u >> 4 & FFC`;
+/// * a high surrogate `u` (of scalar value `c`) writes the first two bytes
+///   of its character, `F0 | c >> 18` and `80 | c >> 12 & 3F`: with
+///   `w = u - D7C0 = c >> 10`, these are `b` and `m` computed from `w << 4`
+///   instead of `u`, with `F0` for `E0`;
+/// * a low surrogate writes the last two, `80 | c >> 6 & 3F` (the high
+///   half's two low bits `p` and its own top four) and `l`: its `m` is
+///   `80 | 30 | u >> 6 & F` by the rule above; flipping `30 ^ p << 4` makes
+///   it right.
+///
+/// With `SURR`, units 0–15 of `u` may be surrogates (lane 0's `p` is taken
+/// as 0), and are written right where each high half is followed by a low
+/// one; without, `u` has no surrogates.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn encode16<const SURR: bool>(u: __m256i) -> (__m256i, __m256i, u32, u32, u32) {
+    let zero = _mm256_setzero_si256();
+    let ascii = _mm256_cmpeq_epi16(
+        _mm256_and_si256(u, _mm256_set1_epi16(0xFF80u16 as i16)),
+        zero,
+    );
+    let small = _mm256_cmpeq_epi16(
+        _mm256_and_si256(u, _mm256_set1_epi16(0xF800u16 as i16)),
+        zero,
+    );
+    // SAFETY: `DUP_LOW` is 16 readable bytes.
+    let dup = unsafe { _mm256_broadcastsi128_si256(_mm_loadu_si128(DUP_LOW.as_ptr().cast())) };
+    // [a, l].
+    let al = _mm256_or_si256(
+        _mm256_and_si256(_mm256_shuffle_epi8(u, dup), _mm256_set1_epi16(0x3F7F)),
+        _mm256_set1_epi16(0x8000u16 as i16),
+    );
+    let tag = _mm256_and_si256(u, _mm256_set1_epi16(0xFC00u16 as i16));
+    let high = _mm256_cmpeq_epi16(tag, _mm256_set1_epi16(0xD800u16 as i16));
+    let low = _mm256_cmpeq_epi16(tag, _mm256_set1_epi16(0xDC00u16 as i16));
+    let mut s = _mm256_srli_epi16::<4>(u);
+    if SURR {
+        s = _mm256_blendv_epi8(
+            s,
+            _mm256_sub_epi16(u, _mm256_set1_epi16(0xD7C0u16 as i16)),
+            high,
+        );
+    }
+    // Bytes [x, y] -> y + 64 * x: [u >> 12, u >> 6 & 3F] (the two low
+    // bits of `x` land in bits 6 and 7 of the low byte, which the `E0`
+    // below sets anyway; no sum reaches the saturation).
+    let bm = _mm256_or_si256(
+        _mm256_maddubs_epi16(s, _mm256_set1_epi16(0x0140)),
+        _mm256_set1_epi16(0xC0E0u16 as i16),
+    );
+    let mut flip = _mm256_andnot_si256(small, _mm256_set1_epi16(0x4000));
+    if SURR {
+        // Each unit's predecessor (0 before unit 0).
+        let prev = _mm256_alignr_epi8::<14>(u, _mm256_permute2x128_si256::<0x08>(u, u));
+        let p = _mm256_andnot_si256(_mm256_slli_epi16::<12>(prev), _mm256_set1_epi16(0x3000));
+        flip = _mm256_xor_si256(
+            flip,
+            _mm256_or_si256(
+                _mm256_and_si256(high, _mm256_set1_epi16(0x0010)),
+                _mm256_and_si256(low, p),
+            ),
+        );
+    }
+    let bm = _mm256_xor_si256(bm, flip);
+    let (e, d) = if SURR {
+        (_mm256_or_si256(ascii, high), _mm256_or_si256(small, low))
+    } else {
+        (ascii, small)
+    };
+    let mask = _mm256_movemask_epi8(_mm256_blendv_epi8(
+        e,
+        d,
+        _mm256_set1_epi16(0xFF00u16 as i16),
+    )) as u32;
+    let (h, l) = if SURR {
+        (
+            _mm256_movemask_epi8(high) as u32,
+            _mm256_movemask_epi8(low) as u32,
+        )
+    } else {
+        (0, 0)
+    };
+    let w0 = _mm256_unpacklo_epi16(al, bm);
+    let w1 = _mm256_unpackhi_epi16(al, bm);
+    let (p0, p1) = pack16(w0, w1, mask);
+    (p0, p1, mask, h, l)
+}
+
+/// The spread lanes of [`encode16`] (units 0–3 and 8–11 in `w0`, 4–7 and
+/// 12–15 in `w1`), packed by the class mask `mask`.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn pack16(w0: __m256i, w1: __m256i, mask: u32) -> (__m256i, __m256i) {
+    let byte = |j: u32| &PACK123.0[((mask >> (8 * j)) & 0xFF) as usize];
+    let p0 = _mm256_shuffle_epi8(w0, rows(byte(0), byte(2)));
+    let p1 = _mm256_shuffle_epi8(w1, rows(byte(1), byte(3)));
+    (p0, p1)
+}
+
+/// The ASCII and below-`800` masks of the 16 units `u`.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn classes(u: __m256i) -> (__m256i, __m256i) {
+    let zero = _mm256_setzero_si256();
+    (
+        _mm256_cmpeq_epi16(
+            _mm256_and_si256(u, _mm256_set1_epi16(0xFF80u16 as i16)),
+            zero,
+        ),
+        _mm256_cmpeq_epi16(
+            _mm256_and_si256(u, _mm256_set1_epi16(0xF800u16 as i16)),
+            zero,
+        ),
+    )
+}
+
+/// `[a, l]` of every unit of `u` (see [`encode16`]).
+#[target_feature(enable = "avx2")]
+#[inline]
+fn lanes_al(u: __m256i) -> __m256i {
+    // SAFETY: `DUP_LOW` is 16 readable bytes.
+    let dup = unsafe { _mm256_broadcastsi128_si256(_mm_loadu_si128(DUP_LOW.as_ptr().cast())) };
+    _mm256_or_si256(
+        _mm256_and_si256(_mm256_shuffle_epi8(u, dup), _mm256_set1_epi16(0x3F7F)),
+        _mm256_set1_epi16(0x8000u16 as i16),
+    )
+}
+
+/// `[b, m]` of every unit of `u` with `m = C0 | …` (see [`encode16`]),
+/// before the flip of the units from `800` on to `80 | …`.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn lanes_bm(u: __m256i) -> __m256i {
+    _mm256_or_si256(
+        _mm256_maddubs_epi16(_mm256_srli_epi16::<4>(u), _mm256_set1_epi16(0x0140)),
+        _mm256_set1_epi16(0xC0E0u16 as i16),
+    )
+}
+
+/// [`encode16`] up to the packing, for units without surrogates, given
+/// their [`classes`]: the spread lanes and the class mask.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn spread16(u: __m256i, ascii: __m256i, small: __m256i) -> (__m256i, __m256i, u32) {
+    let al = lanes_al(u);
+    let bm = _mm256_xor_si256(
+        lanes_bm(u),
+        _mm256_andnot_si256(small, _mm256_set1_epi16(0x4000)),
+    );
+    let mask = _mm256_movemask_epi8(_mm256_blendv_epi8(
+        ascii,
+        small,
+        _mm256_set1_epi16(0xFF00u16 as i16),
+    )) as u32;
+    (
+        _mm256_unpacklo_epi16(al, bm),
+        _mm256_unpackhi_epi16(al, bm),
+        mask,
+    )
+}
+
+/// `pshufb` indices that pack the UTF-8 of two groups of four units, each
+/// an ASCII character or 3 bytes, spread over 32-bit lanes as by
+/// [`encode16`], in the two halves of a register: bit `k` of the index
+/// (`k < 4`: the low half's lane `k`; else the high half's lane `k - 4`)
+/// is set if the unit is ASCII (byte `a`), else it gives `b`, `m`, `l`.
+const fn pack13_table() -> [[u8; 32]; 256] {
+    let mut table = [[0x80u8; 32]; 256];
+    let mut index = 0;
+    while index < 256 {
+        let mut half = 0;
+        while half < 2 {
+            let mut out = 0;
+            let mut lane = 0;
+            while lane < 4 {
+                let base = 4 * lane as u8;
+                if index & (1 << (4 * half + lane)) != 0 {
+                    table[index][16 * half + out] = base;
+                    out += 1;
+                } else {
+                    table[index][16 * half + out] = base + 2;
+                    table[index][16 * half + out + 1] = base + 3;
+                    table[index][16 * half + out + 2] = base + 1;
+                    out += 3;
+                }
+                lane += 1;
+            }
+            half += 1;
+        }
+        index += 1;
+    }
+    table
+}
+
+static PACK13: Rows<[[u8; 32]; 256]> = Rows(pack13_table());
+
+/// Writes the UTF-8 of 16 units that are each ASCII or 3 bytes long (no
+/// unit in `80..800`, no surrogate; `ascii` their ASCII mask) at `out`;
+/// returns its length. The lanes are those of [`encode16`] (no flip: no
+/// 2-byte lead), packed with [`PACK13`], whose rows index both halves of a
+/// register at once.
+///
+/// # Safety
+///
+/// 64 bytes at `out` are writable.
+#[target_feature(enable = "avx2,popcnt")]
+#[inline]
+unsafe fn one_or_three(u: __m256i, ascii: __m256i, out: *mut u8) -> usize {
+    let al = lanes_al(u);
+    let bm = _mm256_xor_si256(lanes_bm(u), _mm256_set1_epi16(0x4000));
+    let w0 = _mm256_unpacklo_epi16(al, bm);
+    let w1 = _mm256_unpackhi_epi16(al, bm);
+    // The ASCII bits of units 0–3 and 8–11 (`w0`'s) in byte 0, of 4–7 and
+    // 12–15 (`w1`'s) in byte 2 (bytes 1 and 3 repeat them).
+    let ascii = _mm256_permute4x64_epi64::<0b11_01_10_00>(ascii);
+    let m = _mm256_movemask_epi8(_mm256_packs_epi16(ascii, ascii)) as u32;
+    let (i0, i1) = (m & 0xFF, (m >> 16) & 0xFF);
+    // SAFETY: the rows are 32 readable bytes.
+    let (t0, t1) = unsafe {
+        (
+            _mm256_loadu_si256(PACK13.0[i0 as usize].as_ptr().cast()),
+            _mm256_loadu_si256(PACK13.0[i1 as usize].as_ptr().cast()),
+        )
+    };
+    let p0 = _mm256_shuffle_epi8(w0, t0);
+    let p1 = _mm256_shuffle_epi8(w1, t1);
+    let n0 = 12 - 2 * (i0 & 0xF).count_ones() as usize;
+    let n1 = 12 - 2 * (i1 & 0xF).count_ones() as usize;
+    let n2 = 12 - 2 * (i0 >> 4).count_ones() as usize;
+    // SAFETY: the stores end at most 36 + 16 bytes from `out`.
+    unsafe {
+        _mm_storeu_si128(out.cast(), _mm256_castsi256_si128(p0));
+        let out = out.add(n0);
+        _mm_storeu_si128(out.cast(), _mm256_castsi256_si128(p1));
+        let out = out.add(n1);
+        _mm_storeu_si128(out.cast(), _mm256_extracti128_si256::<1>(p0));
+        let out = out.add(n2);
+        _mm_storeu_si128(out.cast(), _mm256_extracti128_si256::<1>(p1));
+    }
+    48 - m.count_ones() as usize
+}
+
+/// Packs and stores the UTF-8 of 16 units spread by [`spread16`] at
+/// `out`; returns its length. All 3 bytes (CJK) take fixed indices.
+///
+/// # Safety
+///
+/// 64 bytes at `out` are writable.
+#[target_feature(enable = "avx2,popcnt")]
+#[inline]
+unsafe fn store16(w0: __m256i, w1: __m256i, mask: u32, out: *mut u8) -> usize {
+    let (p0, p1) = pack16(w0, w1, mask);
+    // SAFETY: the caller's promise.
+    unsafe { store4(p0, p1, mask, out) }
+}
+
+/// Stores the UTF-8 of 16 3-byte units (`u`, from `800` on, no surrogate):
+/// 48 bytes at `out`, by four 16-byte stores 12 bytes apart.
+///
+/// # Safety
+///
+/// 52 bytes at `out` are writable.
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn store_threes(u: __m256i, out: *mut u8) {
+    let al = lanes_al(u);
+    let bm = _mm256_xor_si256(lanes_bm(u), _mm256_set1_epi16(0x4000));
+    let index = rows(&PACK123.0[0], &PACK123.0[0]);
+    let p0 = _mm256_shuffle_epi8(_mm256_unpacklo_epi16(al, bm), index);
+    let p1 = _mm256_shuffle_epi8(_mm256_unpackhi_epi16(al, bm), index);
+    // SAFETY: the caller's promise.
+    unsafe {
+        _mm_storeu_si128(out.cast(), _mm256_castsi256_si128(p0));
+        _mm_storeu_si128(out.add(12).cast(), _mm256_castsi256_si128(p1));
+        _mm_storeu_si128(out.add(24).cast(), _mm256_extracti128_si256::<1>(p0));
+        _mm_storeu_si128(out.add(36).cast(), _mm256_extracti128_si256::<1>(p1));
+    }
+}
+
+/// Whether the 16 units `u` are eight surrogate pairs: a high half in
+/// every even lane, a low half in every odd one.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn is_pairs(u: __m256i) -> bool {
+    let tags = _mm256_and_si256(u, _mm256_set1_epi16(0xFC00u16 as i16));
+    let pairs = _mm256_set1_epi32(0xDC00_D800u32 as i32);
+    _mm256_movemask_epi8(_mm256_cmpeq_epi16(tags, pairs)) == -1
+}
+
+/// The UTF-8 of the eight surrogate pairs `u` (see [`is_pairs`]), 4 bytes
+/// each: in each 32-bit lane (high half `h` low, low half `l` high) the
+/// scalar value `(h & 3FF) << 10 | (l & 3FF)` plus `10000`, spread into
+/// `F0 | c >> 18`, `80 | c >> 12 & 3F`, `80 | c >> 6 & 3F`, `80 | c & 3F`,
+/// in memory order.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn encode_pairs(u: __m256i) -> __m256i {
+    let ten = _mm256_set1_epi32(0x3FF);
+    let c = _mm256_add_epi32(
+        _mm256_or_si256(
+            _mm256_slli_epi32::<10>(_mm256_and_si256(u, ten)),
+            _mm256_and_si256(_mm256_srli_epi32::<16>(u), ten),
+        ),
+        _mm256_set1_epi32(0x1_0000),
+    );
+    let b0 = _mm256_srli_epi32::<18>(c);
+    let b1 = _mm256_and_si256(_mm256_srli_epi32::<4>(c), _mm256_set1_epi32(0x3F00));
+    let b2 = _mm256_and_si256(_mm256_slli_epi32::<10>(c), _mm256_set1_epi32(0x3F_0000));
+    let b3 = _mm256_and_si256(_mm256_slli_epi32::<24>(c), _mm256_set1_epi32(0x3F00_0000));
+    _mm256_or_si256(
+        _mm256_or_si256(_mm256_or_si256(b0, b1), _mm256_or_si256(b2, b3)),
+        _mm256_set1_epi32(0x8080_80F0u32 as i32),
+    )
+}
+
+/// Stores the four groups of [`encode16`] one after the other at `out`;
+/// returns the length of all four (`48 - mask.count_ones()`).
+///
+/// # Safety
+///
+/// 64 bytes at `out` are writable (four 16-byte stores, the last at most
+/// 36 bytes on).
+#[target_feature(enable = "avx2,popcnt")]
+#[inline]
+unsafe fn store4(p0: __m256i, p1: __m256i, mask: u32, out: *mut u8) -> usize {
+    let n0 = 12 - (mask & 0xFF).count_ones() as usize;
+    let n1 = 12 - ((mask >> 8) & 0xFF).count_ones() as usize;
+    let n2 = 12 - ((mask >> 16) & 0xFF).count_ones() as usize;
+    // SAFETY: the stores end at most 36 + 16 bytes from `out`.
+    unsafe {
+        _mm_storeu_si128(out.cast(), _mm256_castsi256_si128(p0));
+        let out = out.add(n0);
+        _mm_storeu_si128(out.cast(), _mm256_castsi256_si128(p1));
+        let out = out.add(n1);
+        _mm_storeu_si128(out.cast(), _mm256_extracti128_si256::<1>(p0));
+        let out = out.add(n2);
+        _mm_storeu_si128(out.cast(), _mm256_extracti128_si256::<1>(p1));
+    }
+    48 - mask.count_ones() as usize
+}
+
+/// Copies `n` bytes (at most 48) from `src` to `dst` with a few overlapping
+/// loads and stores.
+///
+/// # Safety
+///
+/// `src` is readable and `dst` writable for `n` bytes.
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn copy_short(src: *const u8, dst: *mut u8, n: usize) {
+    debug_assert!(n <= 48);
+    // SAFETY: every access lies in `0..n` from its pointer.
+    unsafe {
+        if n >= 32 {
+            let a = _mm256_loadu_si256(src.cast());
+            let b = _mm256_loadu_si256(src.add(n - 32).cast());
+            _mm256_storeu_si256(dst.cast(), a);
+            _mm256_storeu_si256(dst.add(n - 32).cast(), b);
+        } else if n >= 16 {
+            let a = _mm_loadu_si128(src.cast());
+            let b = _mm_loadu_si128(src.add(n - 16).cast());
+            _mm_storeu_si128(dst.cast(), a);
+            _mm_storeu_si128(dst.add(n - 16).cast(), b);
+        } else if n >= 8 {
+            let a = src.cast::<u64>().read_unaligned();
+            let b = src.add(n - 8).cast::<u64>().read_unaligned();
+            dst.cast::<u64>().write_unaligned(a);
+            dst.add(n - 8).cast::<u64>().write_unaligned(b);
+        } else if n >= 4 {
+            let a = src.cast::<u32>().read_unaligned();
+            let b = src.add(n - 4).cast::<u32>().read_unaligned();
+            dst.cast::<u32>().write_unaligned(a);
+            dst.add(n - 4).cast::<u32>().write_unaligned(b);
+        } else {
+            for k in 0..n {
+                *dst.add(k) = *src.add(k);
+            }
+        }
+    }
+}
+
+/// The end of the window the scalar kernel converts when the block of 16
+/// units at `i` (or up to `len`) has an unpaired surrogate: the block's
+/// end, one unit further if a pair straddles it.
+///
+/// # Safety
+///
+/// `src` is readable for `2 * len` bytes.
+#[cold]
+#[inline(never)]
+unsafe fn window_end<const BE: bool>(src: *const u8, len: usize, i: usize) -> usize {
+    let unit = |k: usize| {
+        // SAFETY: the callers below keep `k < len`.
+        let b = unsafe { src.add(2 * k).cast::<[u8; 2]>().read_unaligned() };
+        if BE {
+            u16::from_be_bytes(b)
+        } else {
+            u16::from_le_bytes(b)
+        }
+    };
+    let end = (i + 16).min(len);
+    if end < len
+        && (0xD800..0xDC00).contains(&unit(end - 1))
+        && (0xDC00..0xE000).contains(&unit(end))
+    {
+        end + 1
+    } else {
+        end
+    }
+}
+
+/// Converts UTF-16 (little-endian bytes, or big-endian if `BE`; `len` units
+/// at `src`) to UTF-8 at `dst` while the output fits, up to the first block
+/// of 16 units with an unpaired surrogate (which the scalar kernel converts:
+/// `window_end`). Inputs of fewer than 16 units are left to the scalar
+/// kernel. Nothing is written past the output it reports.
+///
+/// `src` must not start with the low half of a pair whose high half is
+/// just before it (the scalar windows end at character boundaries).
+///
+/// # Safety
+///
+/// * The CPU supports the enabled features.
+/// * `src` is valid for reads of `2 * len` bytes.
+/// * `dst` is valid for writes of `cap` bytes.
+#[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
+pub(crate) unsafe fn utf16_to_utf8<const BE: bool>(
+    src: *const u8,
+    len: usize,
+    dst: *mut u8,
+    cap: usize,
+) -> Stop {
+    let not_ascii = _mm256_set1_epi16(0xFF80u16 as i16);
+    if (16..=32).contains(&len) && cap >= len {
+        // One or two blocks (the last one overlapping the first): when
+        // both are ASCII, two stores of exactly their bytes.
+        // SAFETY: units `0..16` and `len - 16..len` are readable.
+        let (a, b) = unsafe { (load16::<BE>(src), load16::<BE>(src.add(2 * len - 32))) };
+        if _mm256_testz_si256(_mm256_or_si256(a, b), not_ascii) != 0 {
+            let pack = |v: __m256i| {
+                _mm_packus_epi16(_mm256_castsi256_si128(v), _mm256_extracti128_si256::<1>(v))
+            };
+            // SAFETY: bytes `0..16` and `len - 16..len` of the `cap`.
+            unsafe {
+                _mm_storeu_si128(dst.cast(), pack(a));
+                _mm_storeu_si128(dst.add(len - 16).cast(), pack(b));
+            }
+            return Stop::new(len, len, None);
+        }
+    }
+    let mut i = 0;
+    let mut o = 0;
+    let not_small = _mm256_set1_epi16(0xF800u16 as i16);
+    let surrogate = _mm256_set1_epi16(0xD800u16 as i16);
+    // Steps of 32 units whose stores may leave don't-care bytes after
+    // their output: 16 more units follow, whose output (16 bytes or more)
+    // overwrites them. Invariants: `i <= len`, `o <= cap`, `i` not inside a
+    // pair.
+    while len - i >= 48 && cap - o >= 2 * ROOM {
+        // SAFETY: units `i..i + 32` are readable.
+        let (u, v) = unsafe {
+            (
+                load16::<BE>(src.add(2 * i)),
+                load16::<BE>(src.add(2 * i + 32)),
+            )
+        };
+        // SAFETY: `o + 2 * ROOM <= cap`.
+        let out = unsafe { dst.add(o) };
+        let both = _mm256_or_si256(u, v);
+        if _mm256_testz_si256(both, not_ascii) != 0 {
+            let bytes = _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_packus_epi16(u, v));
+            // SAFETY: 32 of the writable bytes.
+            unsafe { _mm256_storeu_si256(out.cast(), bytes) };
+            i += 32;
+            o += 32;
+            // More ASCII: 64 units a step while they last (each step
+            // stores exactly its output).
+            while len - i >= 64 && cap - o >= 64 {
+                // SAFETY: units `i..i + 64` are readable.
+                let (a, b, c, d) = unsafe {
+                    let q = src.add(2 * i);
+                    (
+                        load16::<BE>(q),
+                        load16::<BE>(q.add(32)),
+                        load16::<BE>(q.add(64)),
+                        load16::<BE>(q.add(96)),
+                    )
+                };
+                let all = _mm256_or_si256(_mm256_or_si256(a, b), _mm256_or_si256(c, d));
+                if _mm256_testz_si256(all, not_ascii) == 0 {
+                    break;
+                }
+                let ab = _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_packus_epi16(a, b));
+                let cd = _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_packus_epi16(c, d));
+                // SAFETY: `o + 64 <= cap`.
+                unsafe {
+                    _mm256_storeu_si256(dst.add(o).cast(), ab);
+                    _mm256_storeu_si256(dst.add(o + 32).cast(), cd);
+                }
+                i += 64;
+                o += 64;
+            }
+            continue;
+        }
+        if _mm256_testz_si256(both, not_small) != 0 {
+            // SAFETY: `2 * ROOM` writable bytes at `out`, each call's
+            // within `ROOM` of its start.
+            unsafe {
+                let n = two_byte(u, out);
+                o += n + two_byte(v, out.add(n));
+            }
+            i += 32;
+            continue;
+        }
+        let surrogates = _mm256_or_si256(
+            _mm256_cmpeq_epi16(_mm256_and_si256(u, not_small), surrogate),
+            _mm256_cmpeq_epi16(_mm256_and_si256(v, not_small), surrogate),
+        );
+        if _mm256_testz_si256(surrogates, surrogates) != 0 {
+            let (au, su) = classes(u);
+            let (av, sv) = classes(v);
+            let twos = _mm256_or_si256(_mm256_xor_si256(au, su), _mm256_xor_si256(av, sv));
+            let shorter = _mm256_or_si256(su, sv);
+            if _mm256_testz_si256(shorter, shorter) != 0 {
+                // All 3 bytes (CJK): fixed indices.
+                // SAFETY: 96 bytes (and 4 more) of the writable ones.
+                unsafe {
+                    store_threes(u, out);
+                    store_threes(v, out.add(48));
+                }
+                o += 96;
+            } else if _mm256_testz_si256(twos, twos) != 0 {
+                // No 2-byte unit (CJK, Indic, Hangul with spaces).
+                // SAFETY: as above.
+                unsafe {
+                    let n = one_or_three(u, au, out);
+                    o += n + one_or_three(v, av, out.add(n));
+                }
+            } else {
+                let (w0, w1, mask) = spread16(u, au, su);
+                let (x0, x1, mask2) = spread16(v, av, sv);
+                // SAFETY: as above.
+                unsafe {
+                    let n = store16(w0, w1, mask, out);
+                    o += n + store16(x0, x1, mask2, out.add(n));
+                }
+            }
+            i += 32;
+            continue;
+        }
+        if is_pairs(u) {
+            // Eight surrogate pairs (and eight more if the next 16 units are
+            // too): 32 or 64 bytes.
+            let more = is_pairs(v);
+            // SAFETY: 32 or 64 of the writable bytes at `out`.
+            unsafe {
+                _mm256_storeu_si256(out.cast(), encode_pairs(u));
+                if more {
+                    _mm256_storeu_si256(out.add(32).cast(), encode_pairs(v));
+                }
+            }
+            let (read, written) = if more { (32, 64) } else { (16, 32) };
+            i += read;
+            o += written;
+            continue;
+        }
+        let (p0, p1, mask, h, l) = encode16::<true>(u);
+        // Every low half right after a high one, and every high half
+        // right before a low one but the last unit's.
+        if l != h << 2 {
+            // SAFETY: `src` is `2 * len` readable bytes.
+            return Stop::new(i, o, Some(unsafe { window_end::<BE>(src, len, i) }));
+        }
+        // SAFETY: `ROOM` writable bytes at `out`.
+        let n = unsafe { store4(p0, p1, mask, out) };
+        // A high half last waits for the next block (its 2 bytes, last,
+        // are overwritten).
+        let last = (h >> 30) as usize & 1;
+        i += 16 - last;
+        o += n - 2 * last;
+    }
+    // The same 16 units a step.
+    while len - i >= 32 && cap - o >= ROOM {
+        // SAFETY: units `i..i + 16` are readable.
+        let u = unsafe { load16::<BE>(src.add(2 * i)) };
+        // SAFETY: `o + ROOM <= cap`.
+        let out = unsafe { dst.add(o) };
+        if _mm256_testz_si256(u, not_ascii) != 0 {
+            let bytes =
+                _mm_packus_epi16(_mm256_castsi256_si128(u), _mm256_extracti128_si256::<1>(u));
+            // SAFETY: 16 of the `ROOM` writable bytes.
+            unsafe { _mm_storeu_si128(out.cast(), bytes) };
+            i += 16;
+            o += 16;
+            continue;
+        }
+        if _mm256_testz_si256(u, not_small) != 0 {
+            // SAFETY: `ROOM` writable bytes at `out`.
+            o += unsafe { two_byte(u, out) };
+            i += 16;
+            continue;
+        }
+        let (p0, p1, mask, h, l) = encode16::<true>(u);
+        if l != h << 2 {
+            // SAFETY: `src` is `2 * len` readable bytes.
+            return Stop::new(i, o, Some(unsafe { window_end::<BE>(src, len, i) }));
+        }
+        // SAFETY: `ROOM` writable bytes at `out`.
+        let n = unsafe { store4(p0, p1, mask, out) };
+        let last = (h >> 30) as usize & 1;
+        i += 16 - last;
+        o += n - 2 * last;
+    }
+    // SAFETY: the caller's promises, and the invariants above.
+    unsafe { tail::<BE>(src, len, dst, cap, i, o) }
+}
+
+/// The end of [`utf16_to_utf8`] from unit `i` and byte `o` on: blocks of 16
+/// units whose output is stored exactly (through a buffer but for ASCII),
+/// then the last units, converted as the end of a block of the last 16.
+///
+/// # Safety
+///
+/// As [`utf16_to_utf8`]; `i <= len`, `o <= cap`, `i` not inside a pair.
+#[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
+#[inline]
+unsafe fn tail<const BE: bool>(
+    src: *const u8,
+    len: usize,
+    dst: *mut u8,
+    cap: usize,
+    mut i: usize,
+    mut o: usize,
+) -> Stop {
+    let not_ascii = _mm256_set1_epi16(0xFF80u16 as i16);
+    let mut buf = core::mem::MaybeUninit::<[u8; ROOM]>::uninit();
+    let buf = buf.as_mut_ptr().cast::<u8>();
+    while len - i >= 16 {
+        // SAFETY: units `i..i + 16` are readable.
+        let u = unsafe { load16::<BE>(src.add(2 * i)) };
+        if _mm256_testz_si256(u, not_ascii) != 0 {
+            if cap - o < 16 {
+                return Stop::new(i, o, None);
+            }
+            let bytes =
+                _mm_packus_epi16(_mm256_castsi256_si128(u), _mm256_extracti128_si256::<1>(u));
+            // SAFETY: `o + 16 <= cap`.
+            unsafe { _mm_storeu_si128(dst.add(o).cast(), bytes) };
+            i += 16;
+            o += 16;
+            continue;
+        }
+        let (p0, p1, mask, h, l) = encode16::<true>(u);
+        if l != h << 2 {
+            // SAFETY: `src` is `2 * len` readable bytes.
+            return Stop::new(i, o, Some(unsafe { window_end::<BE>(src, len, i) }));
+        }
+        let last = (h >> 30) as usize & 1;
+        let n = 48 - mask.count_ones() as usize - 2 * last;
+        if cap - o < n {
+            return Stop::new(i, o, None);
+        }
+        // SAFETY: `buf` is `ROOM` writable bytes, of which the first `n`
+        // (at most 48) are written first and copied to `dst + o`, where
+        // `o + n <= cap`.
+        unsafe {
+            store4(p0, p1, mask, buf);
+            copy_short(buf, dst.add(o), n);
+        }
+        i += 16 - last;
+        o += n;
+    }
+    if i == len || len < 16 {
+        return Stop::new(i, o, None);
+    }
+    // The block of the last 16 units, of which the first `skip` are
+    // converted already (their bytes are skipped).
+    let start = len - 16;
+    let skip = i - start;
+    // SAFETY: units `start..len` are readable.
+    let u = unsafe { load16::<BE>(src.add(2 * start)) };
+    if _mm256_testz_si256(u, not_ascii) != 0 {
+        // All ASCII: the skipped units' `skip` bytes are just before `o`,
+        // written again.
+        if cap - o >= len - i {
+            let bytes =
+                _mm_packus_epi16(_mm256_castsi256_si128(u), _mm256_extracti128_si256::<1>(u));
+            // SAFETY: `skip <= o` (each skipped unit made a byte or more)
+            // and `o - skip + 16 = o + len - i <= cap`.
+            unsafe { _mm_storeu_si128(dst.add(o - skip).cast(), bytes) };
+            return Stop::new(len, o + len - i, None);
+        }
+        return Stop::new(i, o, None);
+    }
+    let (p0, p1, mask, h, l) = encode16::<true>(u);
+    let live = !0u32 << (2 * skip);
+    let h = h & live;
+    if l & live != h << 2 || h >> 30 != 0 {
+        return Stop::new(i, o, Some(len));
+    }
+    let before = 3 * skip - (mask & !live).count_ones() as usize;
+    let n = 48 - mask.count_ones() as usize - before;
+    if cap - o < n {
+        return Stop::new(i, o, None);
+    }
+    // SAFETY: as above; `before + n <= 48`.
+    unsafe {
+        store4(p0, p1, mask, buf);
+        copy_short(buf.add(before), dst.add(o), n);
+    }
+    Stop::new(len, o + n, None)
+}
+
+/// The number of UTF-8 bytes the first `read` of `len` UTF-16 units at
+/// `src` (little-endian, or big-endian if `BE`) convert to, unpaired
+/// surrogates counting 3; returns `(read, bytes)`, and the caller counts
+/// the rest with the scalar function.
+///
+/// Every unit counts `1 + (>= 80) + (>= 800)`, less 1 if it is a
+/// surrogate (so a pair counts 4), in 16-bit lanes. A block with a
+/// surrogate also compares each unit's "high half" bit with the next
+/// unit's "low half" bit: every mismatch is one unpaired half, which counts
+/// one more; and a low half first in it is unpaired if the block before had
+/// no surrogate (or there is none). A low half at `read` is the scalar
+/// function's to count (the block before it may have counted one for it).
+///
+/// # Safety
+///
+/// * The CPU supports the enabled features.
+/// * `src` is valid for reads of `2 * len` bytes.
+#[target_feature(enable = "avx2,popcnt")]
+pub(crate) unsafe fn utf8_len_from_utf16<const BE: bool>(
+    src: *const u8,
+    len: usize,
+) -> (usize, usize) {
+    let unit = |k: usize| {
+        // SAFETY: the callers below keep `k < len`.
+        let b = unsafe { src.add(2 * k).cast::<[u8; 2]>().read_unaligned() };
+        if BE {
+            u16::from_be_bytes(b)
+        } else {
+            u16::from_le_bytes(b)
+        }
+    };
+    let is_low = |u: u16| (0xDC00..0xE000).contains(&u);
+    let zero = _mm256_setzero_si256();
+    let one = _mm256_set1_epi16(1);
+    let tag = _mm256_set1_epi16(0xFC00u16 as i16);
+    let mut i = 0;
+    let mut n = 0i64;
+    // Whether the block before `i` compared its last unit with unit `i`.
+    let mut compared = false;
+    while len - i >= 17 {
+        // Each lane gains at most 2 a step: flush before 32768.
+        let steps = ((len - i - 1) / 16).min(FLUSH);
+        let mut acc = zero;
+        let mut unpaired = zero;
+        for _ in 0..steps {
+            // SAFETY: units `i..i + 16` are readable.
+            let v = unsafe { load16::<BE>(src.add(2 * i)) };
+            let high5 = _mm256_and_si256(v, _mm256_set1_epi16(0xF800u16 as i16));
+            let two = _mm256_min_epu16(
+                _mm256_and_si256(v, _mm256_set1_epi16(0xFF80u16 as i16)),
+                one,
+            );
+            let three = _mm256_min_epu16(high5, one);
+            // -1 where a surrogate.
+            let surrogate = _mm256_cmpeq_epi16(high5, _mm256_set1_epi16(0xD800u16 as i16));
+            // (One add into `acc` a step: its chain is the loop's.)
+            acc = _mm256_add_epi16(
+                acc,
+                _mm256_add_epi16(_mm256_add_epi16(two, three), surrogate),
+            );
+            if _mm256_testz_si256(surrogate, surrogate) == 0 {
+                // A low half first, after a block without surrogates (or
+                // at the start), is unpaired.
+                if !compared && is_low(unit(i)) {
+                    n += 1;
+                }
+                // SAFETY: units `i + 1..i + 17` are readable.
+                let next = unsafe { load16::<BE>(src.add(2 * i + 2)) };
+                let mismatched = _mm256_xor_si256(
+                    _mm256_cmpeq_epi16(
+                        _mm256_and_si256(v, tag),
+                        _mm256_set1_epi16(0xD800u16 as i16),
+                    ),
+                    _mm256_cmpeq_epi16(
+                        _mm256_and_si256(next, tag),
+                        _mm256_set1_epi16(0xDC00u16 as i16),
+                    ),
+                );
+                unpaired = _mm256_sub_epi16(unpaired, mismatched);
+                compared = true;
+            } else {
+                compared = false;
+            }
+            i += 16;
+        }
+        n += i64::try_from(16 * steps).unwrap_or(0) + sum_i16(_mm256_add_epi16(acc, unpaired));
+    }
+    if compared && is_low(unit(i)) {
+        // The last block counted one for the pair or the lone half at
+        // `i`, which the scalar function counts (as 3).
+        n -= 1;
+    }
+    (i, usize::try_from(n).unwrap_or(0))
+}
+
+/// Steps of 16 units between two flushes of the 16-bit counters of
+/// [`utf8_len_from_utf16`] (each gains at most 2 a step).
+const FLUSH: usize = 16_000;
+
+/// The sum of the sixteen signed 16-bit lanes of `v`.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn sum_i16(v: __m256i) -> i64 {
+    let s = _mm256_madd_epi16(v, _mm256_set1_epi16(1));
+    let s = _mm_add_epi32(_mm256_castsi256_si128(s), _mm256_extracti128_si256::<1>(s));
+    let s = _mm_add_epi32(s, _mm_shuffle_epi32::<0b01_00_11_10>(s));
+    let s = _mm_add_epi32(s, _mm_shuffle_epi32::<0b10_11_00_01>(s));
+    i64::from(_mm_cvtsi128_si32(s))
+}
+
+#[cfg(all(test, feature = "std"))]
+mod tests {
+    use super::*;
+    use std::string::String;
+    use std::vec::Vec;
+
+    /// Whether the CPU has the kernels' features.
+    fn supported() -> bool {
+        std::is_x86_feature_detected!("avx2")
+            && std::is_x86_feature_detected!("bmi1")
+            && std::is_x86_feature_detected!("bmi2")
+            && std::is_x86_feature_detected!("popcnt")
+    }
+
+    const GUARD: u8 = 0xA5;
+
+    /// The kernel alone on `units` (both byte orders) into `cap` bytes
+    /// followed by guards: what it wrote is std's UTF-8 of what it read, it
+    /// stops before (or inside the block of) the first unpaired surrogate
+    /// only, and it writes nothing past what it reports.
+    fn check_kernel(units: &[u16], cap: usize) -> usize {
+        let le: Vec<u8> = units.iter().flat_map(|u| u.to_le_bytes()).collect();
+        let be: Vec<u8> = units.iter().flat_map(|u| u.to_be_bytes()).collect();
+        let mut read = [0; 2];
+        for (k, bytes) in [le, be].iter().enumerate() {
+            let mut out = std::vec![GUARD; cap + 80];
+            // SAFETY: the CPU has the features (checked by the callers);
+            // `bytes` is `2 * units.len()` bytes, `out` `cap` and more.
+            let stop = unsafe {
+                if k == 1 {
+                    utf16_to_utf8::<true>(bytes.as_ptr(), units.len(), out.as_mut_ptr(), cap)
+                } else {
+                    utf16_to_utf8::<false>(bytes.as_ptr(), units.len(), out.as_mut_ptr(), cap)
+                }
+            };
+            let p = stop.progress;
+            assert!(p.read <= units.len() && p.written <= cap);
+            let want = String::from_utf16(&units[..p.read]).expect("converted a lone surrogate");
+            assert_eq!(&out[..p.written], want.as_bytes(), "{units:04X?}");
+            // Stopped early, it may leave don't-care bytes after its
+            // output, inside the room, for the scalar kernel to overwrite.
+            let end = if p.read == units.len() {
+                p.written
+            } else {
+                cap
+            };
+            assert!(
+                out[end..].iter().all(|&b| b == GUARD),
+                "wrote past {end} of {units:04X?}",
+            );
+            // It stops early only at an unpaired surrogate, for room, or
+            // for the scalar end (under 16 units).
+            match stop.window_end {
+                Some(end) => {
+                    assert!(end > p.read && end <= units.len());
+                    assert!(String::from_utf16(&units[p.read..end]).is_err());
+                }
+                None if units.len() >= 16 && p.read < units.len() => {
+                    let rest = String::from_utf16_lossy(&units[p.read..]).len();
+                    assert!(
+                        cap - p.written < rest,
+                        "stopped at {} of {units:04X?}",
+                        p.read
+                    );
+                }
+                None => {}
+            }
+            read[k] = p.read;
+        }
+        assert_eq!(read[0], read[1]);
+        read[0]
+    }
+
+    /// One unit of each kind the kernel tells apart, and both halves of
+    /// pairs with the payload bits that matter set and clear.
+    const KINDS: &[&[u16]] = &[
+        &[0x41],
+        &[0x7F],
+        &[0x80],
+        &[0x7FF],
+        &[0x800],
+        &[0x4E2D],
+        &[0xD7FF],
+        &[0xE000],
+        &[0xFFFF],
+        &[0xD800, 0xDC00],
+        &[0xDBFF, 0xDFFF],
+        &[0xD83D, 0xDE40],
+        &[0xDA6F, 0xDCBF],
+    ];
+
+    /// Every kind of unit at every offset of a 48-unit stretch of every
+    /// other kind, in every room from exact to ample: each path of the
+    /// main loops, the 16-unit loop and the end.
+    #[test]
+    fn every_kind_at_every_offset() {
+        if !supported() {
+            return;
+        }
+        for fill in KINDS {
+            for kind in KINDS {
+                for len in [16, 17, 31, 32, 33, 47, 48, 49, 64, 95, 96, 130] {
+                    for at in 0..len {
+                        let mut units: Vec<u16> = fill.iter().copied().cycle().take(len).collect();
+                        // A pair cut by the end or the insertion: drop its
+                        // high half.
+                        let mut put = |k: usize, u: u16| {
+                            if k < units.len() {
+                                units[k] = u;
+                            }
+                        };
+                        for (j, &u) in kind.iter().enumerate() {
+                            put(at + j, u);
+                        }
+                        let units = repaired(units);
+                        let need = String::from_utf16(&units).unwrap().len();
+                        for cap in [need, need + 1, need + 70, need.saturating_sub(1)] {
+                            check_kernel(&units, cap);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// `units` with every unpaired surrogate made ASCII.
+    fn repaired(mut units: Vec<u16>) -> Vec<u16> {
+        let mut k = 0;
+        while k < units.len() {
+            let u = units[k];
+            let next = units.get(k + 1).copied().unwrap_or(0);
+            if (0xD800..0xDC00).contains(&u) && (0xDC00..0xE000).contains(&next) {
+                k += 2;
+                continue;
+            }
+            if (0xD800..0xE000).contains(&u) {
+                units[k] = 0x3F;
+            }
+            k += 1;
+        }
+        units
+    }
+
+    /// An unpaired surrogate (either half, or a high half before a high
+    /// half) at every offset of texts of every kind: the kernel reads no
+    /// further than the block that has it, and the whole conversion reports
+    /// it at its index.
+    #[test]
+    fn unpaired_surrogate_at_every_offset() {
+        if !supported() {
+            return;
+        }
+        for fill in KINDS {
+            for lone in [
+                &[0xD800u16][..],
+                &[0xDFFF],
+                &[0xDBFF, 0xDBFF],
+                &[0xDC00, 0xDC00],
+            ] {
+                for len in [16, 31, 32, 48, 64, 100] {
+                    for at in 0..len {
+                        let mut units: Vec<u16> = fill.iter().copied().cycle().take(len).collect();
+                        if at > 0 && (0xD800..0xDC00).contains(&units[at - 1]) {
+                            // Do not cut a pair before the lone half.
+                            units[at - 1] = 0x61;
+                        }
+                        for (j, &u) in lone.iter().enumerate() {
+                            if at + j < len {
+                                units[at + j] = u;
+                            }
+                        }
+                        if at + lone.len() < len
+                            && (0xDC00..0xE000).contains(&units[at + lone.len()])
+                        {
+                            // Nor a pair after it.
+                            units[at + lone.len()] = 0x62;
+                        }
+                        let read = check_kernel(&units, 3 * len);
+                        assert!(read <= at, "read {read} past a lone half at {at}");
+                        let first = char::decode_utf16(units.iter().copied())
+                            .scan(0, |k, r| {
+                                let here = *k;
+                                *k += r.as_ref().map_or(1, |c| c.len_utf16());
+                                Some((here, r.is_err()))
+                            })
+                            .find_map(|(k, bad)| bad.then_some(k))
+                            .unwrap();
+                        let mut out = std::vec![0u8; 3 * len];
+                        let got = crate::transcode::utf16_to_utf8_with(
+                            crate::Kernel::Avx2,
+                            &units,
+                            &mut out,
+                        );
+                        match got {
+                            Some(Err(crate::transcode::TranscodeError::Invalid(e))) => {
+                                assert_eq!(e.index(), first, "{units:04X?}")
+                            }
+                            other => panic!("{other:?} for {units:04X?}"),
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Every surrogate pair, in long runs (the pairs path) and shifted by
+    /// one unit (the general path), both byte orders.
+    #[test]
+    fn every_surrogate_pair() {
+        if !supported() {
+            return;
+        }
+        for shift in [0, 1, 7] {
+            let mut units: Vec<u16> = std::vec![0x61; shift];
+            for high in 0xD800..0xDC00u16 {
+                for low in 0xDC00..0xE000u16 {
+                    units.push(high);
+                    units.push(low);
+                }
+            }
+            let want = String::from_utf16(&units).unwrap();
+            for big in [false, true] {
+                let bytes: Vec<u8> = units
+                    .iter()
+                    .flat_map(|u| {
+                        if big {
+                            u.to_be_bytes()
+                        } else {
+                            u.to_le_bytes()
+                        }
+                    })
+                    .collect();
+                let mut out = std::vec![0u8; want.len()];
+                // SAFETY: as in `check_kernel`.
+                let stop = unsafe {
+                    if big {
+                        utf16_to_utf8::<true>(
+                            bytes.as_ptr(),
+                            units.len(),
+                            out.as_mut_ptr(),
+                            out.len(),
+                        )
+                    } else {
+                        utf16_to_utf8::<false>(
+                            bytes.as_ptr(),
+                            units.len(),
+                            out.as_mut_ptr(),
+                            out.len(),
+                        )
+                    }
+                };
+                assert_eq!(stop.progress.read, units.len(), "{shift} {big}");
+                assert_eq!(out, want.as_bytes(), "{shift} {big}");
+            }
+        }
+    }
+
+    /// Every unit that is not a surrogate, in order (mixed blocks of every
+    /// length class), from several offsets.
+    #[test]
+    fn every_unit() {
+        if !supported() {
+            return;
+        }
+        let all: Vec<u16> = (0..=0xFFFFu16)
+            .filter(|u| !(0xD800..0xE000).contains(u))
+            .collect();
+        for shift in 0..4 {
+            let units = &all[shift..];
+            let want = String::from_utf16(units).unwrap();
+            let mut out = std::vec![0u8; want.len()];
+            // SAFETY: as in `check_kernel`.
+            let stop = unsafe {
+                utf16_to_utf8::<false>(
+                    units.as_ptr().cast(),
+                    units.len(),
+                    out.as_mut_ptr(),
+                    out.len(),
+                )
+            };
+            assert_eq!(stop.progress.read, units.len());
+            assert_eq!(out, want.as_bytes());
+        }
+    }
+
+    /// The length function against std, on every kind of text and on lone
+    /// surrogates, with pairs split across its blocks.
+    #[test]
+    fn utf8_len_agrees_with_std() {
+        if !supported() {
+            return;
+        }
+        let lone: &[&[u16]] = &[&[0xDC00], &[0xDBFF], &[0xDFFF, 0xD800]];
+        for fill in KINDS {
+            for kind in KINDS.iter().chain(lone) {
+                for len in [17, 31, 32, 33, 48, 64, 100] {
+                    for at in 0..len {
+                        let mut units: Vec<u16> = fill.iter().copied().cycle().take(len).collect();
+                        for (j, &u) in kind.iter().enumerate() {
+                            if at + j < len {
+                                units[at + j] = u;
+                            }
+                        }
+                        for units in [units.clone(), repaired(units)] {
+                            let bytes: Vec<u8> =
+                                units.iter().flat_map(|u| u.to_le_bytes()).collect();
+                            // SAFETY: the CPU has the features; `bytes` is
+                            // `2 * units.len()` bytes.
+                            let (read, n) = unsafe {
+                                utf8_len_from_utf16::<false>(bytes.as_ptr(), units.len())
+                            };
+                            let rest = String::from_utf16_lossy(&units[read..]).len();
+                            assert_eq!(
+                                n + rest,
+                                String::from_utf16_lossy(&units).len(),
+                                "{units:04X?}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
