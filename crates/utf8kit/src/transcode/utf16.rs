@@ -413,9 +413,9 @@ pub(super) fn utf16_len_by(engine: Engine, bytes: &[u8]) -> usize {
         },
         #[cfg(target_arch = "x86_64")]
         // SAFETY: `Engine::Avx2` is only chosen when the CPU has the
-        // kernel's features; `bytes` has at least `SIMD_MIN_LEN` (64 >= 32)
-        // bytes.
-        Engine::Avx2 if bytes.len() >= SIMD_MIN_LEN => unsafe {
+        // kernel's features; `bytes` has at least 32 bytes (from there on,
+        // whole blocks and one overlapping block beat the scalar count).
+        Engine::Avx2 if bytes.len() >= 32 => unsafe {
             utf8_to_utf16_avx2::utf16_len_from_utf8(bytes)
         },
         #[cfg(target_arch = "x86_64")]
