@@ -65,9 +65,10 @@
 //! the bytes that are not continuation bytes and two for the `F0..=FF`
 //! ones (64 bytes a step), summed by `vpsadbw` every 255 steps. (The older
 //! count did two `vpmovmskb` and two `popcnt` per 32 bytes: half the speed
-//! at 64 KiB.) Shorter inputs, and the blocks after the last whole 64, use
-//! that older count, the last 1 to 31 bytes within the 32 that end the
-//! input (the flush of the counters made 64-byte inputs 0.67 ÷ simdutf).
+//! at 64 KiB.) Shorter inputs, which would pay the flush for little, and
+//! the blocks after the last whole 64 use that older count, the last 1 to
+//! 31 bytes within the 32 that end the input; inputs from 32 bytes on are
+//! counted here.
 //!
 //! # Cost
 //!
@@ -85,11 +86,14 @@
 //! # Results
 //!
 //! Zen 3, 2026-11-26, a machine shared with other jobs (noise 20–100 %),
-//! ÷ `simdutf::convert_utf8_to_utf16le` (which validates too): geomean over
-//! the eight non-Latin lipsum files 1.6–2.2 at every size from 64 B to
-//! 1 MiB (the older kernel: 0.62–0.79 in the same conditions); the lowest
-//! rows Latin and ASCII at 64 KiB and 1 MiB, 1.02–1.14, where both are
-//! bound by the caches; ASCII and Latin at 64 MiB 1.58 and 1.34.
+//! the harness's dispatched functions ÷ simdutf's validating ones, 64 B to
+//! 1 MiB: UTF-8 → UTF-16LE geomean over the eight non-Latin lipsum files
+//! 1.72–2.27 (the older kernel: 0.62–0.79 in the same conditions), every
+//! row 1.03 or more (the lowest Latin and ASCII at 64 KiB and 1 MiB,
+//! 1.03–1.11, where both are bound by the caches); UTF-16BE 1.86–2.16,
+//! every row 1.12 or more; `valid_utf8_to_utf16_into` ÷
+//! `convert_valid_utf8_to_utf16le` 1.08–9.3; the UTF-16 length 1.69–4.35,
+//! every row 1.26 or more. ASCII and Latin at 64 MiB: 1.58 and 1.34.
 //!
 //! # Tried and dropped
 //!
