@@ -446,7 +446,8 @@ fn utf8_len_by<S: Unit16>(engine: Engine, be: bool, src: &[S], unit: impl Fn(S) 
             }
         }
         #[cfg(target_arch = "x86_64")]
-        Engine::Avx2 if src.len() >= SIMD_MIN_LEN => {
+        // From 17 units: the kernel counts every unit of those.
+        Engine::Avx2 if src.len() >= 17 => {
             let (ptr, len) = (src.as_ptr().cast::<u8>(), src.len());
             // SAFETY: as above, for `Engine::Avx2`.
             unsafe {

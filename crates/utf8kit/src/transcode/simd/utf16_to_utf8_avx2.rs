@@ -53,9 +53,9 @@
 //!
 //! # The UTF-8 length of UTF-16
 //!
-//! [`utf8_len_from_utf16`]: `1 + (>= 80) + (>= 800) - surrogate` per unit
-//! in 16-bit counters (as if every surrogate were paired), and the pairing
-//! checked only in blocks that have a surrogate (see there).
+//! [`utf8_len_from_utf16`]: `1 + (>= 80) + (>= 800)` per unit in 16-bit
+//! counters, and 2 less per pair, looked for only in groups of 64 units
+//! that have a surrogate (see there).
 //!
 //! # Tried and dropped
 //!
@@ -978,13 +978,26 @@ unsafe fn tail<const BE: bool>(
 /// surrogates counting 3; returns `(read, bytes)`, and the caller counts
 /// the rest with the scalar function.
 ///
-/// Every unit counts `1 + (>= 80) + (>= 800)`, less 1 if it is a
-/// surrogate (so a pair counts 4), in 16-bit lanes. A block with a
-/// surrogate also compares each unit's "high half" bit with the next
-/// unit's "low half" bit: every mismatch is one unpaired half, which counts
-/// one more; and a low half first in it is unpaired if the block before had
-/// no surrogate (or there is none). A low half at `read` is the scalar
-/// function's to count (the block before it may have counted one for it).
+/// Every unit counts `1 + (>= 80) + (>= 800)` (two signed compares after
+/// `min(u, 7FFF)`), and every pair, a high half followed by a low one, 2
+/// less: 4 for the pair, 3 for an unpaired half. Groups of 64 units are
+/// first tested for surrogates by the minimum of `u - D800` (below `800`
+/// only for a surrogate), without looking for pairs; a group that has one
+/// is then counted for pairs (each unit's high-half test against the next
+/// unit's low-half test, the next units loaded one unit on), and so are
+/// the groups after it in the same pass (`sticky`: emoji text has pairs
+/// everywhere) until one has no pair. A pair is counted at its high
+/// half, so one split between two groups is counted by the first, which
+/// had a surrogate. What the groups leave is counted 16 units at a time
+/// the same way (a pair at its high half), and the last 16 units of the
+/// input, overlapping what was counted, are masked to the units not yet
+/// counted, their pairs found at the low half (with the units one back),
+/// so `read` is `len`. Inputs shorter than 17 units are left to the
+/// caller (`read` 0).
+///
+/// On Zen 3, 32 Ki units of lipsum text: 1.4–1.5× the previous count
+/// (`1 + (>= 80) + (>= 800) - surrogate`, with the pairing compared in
+/// every 16-unit block that has a surrogate), Emoji 1.6×.
 ///
 /// # Safety
 ///
@@ -995,82 +1008,168 @@ pub(crate) unsafe fn utf8_len_from_utf16<const BE: bool>(
     src: *const u8,
     len: usize,
 ) -> (usize, usize) {
-    let unit = |k: usize| {
-        // SAFETY: the callers below keep `k < len`.
-        let b = unsafe { src.add(2 * k).cast::<[u8; 2]>().read_unaligned() };
-        if BE {
-            u16::from_be_bytes(b)
-        } else {
-            u16::from_le_bytes(b)
-        }
-    };
-    let is_low = |u: u16| (0xDC00..0xE000).contains(&u);
-    let zero = _mm256_setzero_si256();
-    let one = _mm256_set1_epi16(1);
-    let tag = _mm256_set1_epi16(0xFC00u16 as i16);
+    if len < 17 {
+        return (0, 0);
+    }
     let mut i = 0;
     let mut n = 0i64;
-    // Whether the block before `i` compared its last unit with unit `i`.
-    let mut compared = false;
-    while len - i >= 17 {
-        // Each lane gains at most 2 a step: flush before 32768.
-        let steps = ((len - i - 1) / 16).min(FLUSH);
-        let mut acc = zero;
-        let mut unpaired = zero;
-        for _ in 0..steps {
-            // SAFETY: units `i..i + 16` are readable.
-            let v = unsafe { load16::<BE>(src.add(2 * i)) };
-            let high5 = _mm256_and_si256(v, _mm256_set1_epi16(0xF800u16 as i16));
-            let two = _mm256_min_epu16(
-                _mm256_and_si256(v, _mm256_set1_epi16(0xFF80u16 as i16)),
-                one,
-            );
-            let three = _mm256_min_epu16(high5, one);
-            // -1 where a surrogate.
-            let surrogate = _mm256_cmpeq_epi16(high5, _mm256_set1_epi16(0xD800u16 as i16));
-            // (One add into `acc` a step: its chain is the loop's.)
-            acc = _mm256_add_epi16(
-                acc,
-                _mm256_add_epi16(_mm256_add_epi16(two, three), surrogate),
-            );
-            if _mm256_testz_si256(surrogate, surrogate) == 0 {
-                // A low half first, after a block without surrogates (or
-                // at the start), is unpaired.
-                if !compared && is_low(unit(i)) {
-                    n += 1;
-                }
-                // SAFETY: units `i + 1..i + 17` are readable.
-                let next = unsafe { load16::<BE>(src.add(2 * i + 2)) };
-                let mismatched = _mm256_xor_si256(
-                    _mm256_cmpeq_epi16(
-                        _mm256_and_si256(v, tag),
-                        _mm256_set1_epi16(0xD800u16 as i16),
-                    ),
-                    _mm256_cmpeq_epi16(
-                        _mm256_and_si256(next, tag),
-                        _mm256_set1_epi16(0xDC00u16 as i16),
-                    ),
-                );
-                unpaired = _mm256_sub_epi16(unpaired, mismatched);
-                compared = true;
+    // Groups are counted while one more unit is readable after them (the
+    // pairs test reads one unit on).
+    while len - i > LEN_GROUP {
+        let rounds = ((len - i - 1) / LEN_GROUP).min(LEN_FLUSH);
+        // -1 per lane for each unit from 80 and each from 800 on.
+        let mut extra = _mm256_setzero_si256();
+        // -1 per lane for each pair.
+        let mut pairs = _mm256_setzero_si256();
+        let mut sticky = false;
+        for _ in 0..rounds {
+            // SAFETY: units `i..i + LEN_GROUP + 1` are readable (the loop
+            // conditions).
+            let group = unsafe { src.add(2 * i) };
+            if sticky {
+                // SAFETY: as above.
+                let (e, p, any) = unsafe { len_pairs::<BE, { LEN_GROUP / 16 }>(group) };
+                extra = _mm256_add_epi16(extra, e);
+                pairs = _mm256_add_epi16(pairs, p);
+                sticky = any;
             } else {
-                compared = false;
+                let mut dist = _mm256_set1_epi16(-1);
+                for k in 0..LEN_GROUP / 16 {
+                    // SAFETY: as above.
+                    let v = unsafe { load16::<BE>(group.add(32 * k)) };
+                    extra = _mm256_add_epi16(extra, len_extra(v));
+                    dist = _mm256_min_epu16(
+                        dist,
+                        _mm256_sub_epi16(v, _mm256_set1_epi16(0xD800u16 as i16)),
+                    );
+                }
+                let surrogate =
+                    _mm256_cmpeq_epi16(_mm256_min_epu16(dist, _mm256_set1_epi16(0x7FF)), dist);
+                if _mm256_testz_si256(surrogate, surrogate) == 0 {
+                    // SAFETY: as above.
+                    let (_, p, _) = unsafe { len_pairs::<BE, { LEN_GROUP / 16 }>(group) };
+                    pairs = _mm256_add_epi16(pairs, p);
+                    sticky = true;
+                }
             }
-            i += 16;
+            i += LEN_GROUP;
         }
-        n += i64::try_from(16 * steps).unwrap_or(0) + sum_i16(_mm256_add_epi16(acc, unpaired));
+        n += i64::try_from(LEN_GROUP * rounds).unwrap_or(0) - sum_i16(extra) + 2 * sum_i16(pairs);
     }
-    if compared && is_low(unit(i)) {
-        // The last block counted one for the pair or the lone half at
-        // `i`, which the scalar function counts (as 3).
-        n -= 1;
-    }
-    (i, usize::try_from(n).unwrap_or(0))
+    // SAFETY: `len >= 17` and `i <= len`, as `len_tail` needs.
+    n += unsafe { len_tail::<BE>(src, i, len) };
+    (len, usize::try_from(n).unwrap_or(0))
 }
 
-/// Steps of 16 units between two flushes of the 16-bit counters of
-/// [`utf8_len_from_utf16`] (each gains at most 2 a step).
-const FLUSH: usize = 16_000;
+/// The UTF-8 length of units `i..len` at `src` (at most 64) as
+/// [`utf8_len_from_utf16`] counts it, given that a pair whose low half is
+/// at `i` was counted before: 16 units at a time while one more is
+/// readable, then the last 16 units of the input masked to those not yet
+/// counted, whose pairs are found at their low half.
+///
+/// # Safety
+///
+/// * The CPU supports AVX2.
+/// * `17 <= len`, `i <= len`, and `src` is valid for reads of `2 * len`
+///   bytes.
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn len_tail<const BE: bool>(src: *const u8, mut i: usize, len: usize) -> i64 {
+    let units = i64::try_from(len - i).unwrap_or(0);
+    let (mut extra, mut pairs) = (_mm256_setzero_si256(), _mm256_setzero_si256());
+    while len - i > 16 {
+        // SAFETY: units `i..i + 17` are readable.
+        let (e, p, _) = unsafe { len_pairs::<BE, 1>(src.add(2 * i)) };
+        extra = _mm256_add_epi16(extra, e);
+        pairs = _mm256_add_epi16(pairs, p);
+        i += 16;
+    }
+    // Lanes `from..` of the last 16 units are not counted yet.
+    let from = 16 - (len - i) as i16;
+    // SAFETY: `len >= 17`: units `len - 17..len` are readable.
+    let (v, prev) = unsafe {
+        (
+            load16::<BE>(src.add(2 * (len - 16))),
+            load16::<BE>(src.add(2 * (len - 17))),
+        )
+    };
+    let lane = _mm256_setr_epi16(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    let uncounted = _mm256_cmpgt_epi16(lane, _mm256_set1_epi16(from - 1));
+    // A pair whose low half is in lane `from` was counted at its high half.
+    let pair_uncounted = _mm256_cmpgt_epi16(lane, _mm256_set1_epi16(from));
+    let tag = _mm256_set1_epi16(0xFC00u16 as i16);
+    let low = _mm256_cmpeq_epi16(
+        _mm256_and_si256(v, tag),
+        _mm256_set1_epi16(0xDC00u16 as i16),
+    );
+    let high_before = _mm256_cmpeq_epi16(
+        _mm256_and_si256(prev, tag),
+        _mm256_set1_epi16(0xD800u16 as i16),
+    );
+    extra = _mm256_add_epi16(extra, _mm256_and_si256(len_extra(v), uncounted));
+    pairs = _mm256_add_epi16(
+        pairs,
+        _mm256_and_si256(_mm256_and_si256(low, high_before), pair_uncounted),
+    );
+    units - sum_i16(extra) + 2 * sum_i16(pairs)
+}
+
+/// Units per group of [`utf8_len_from_utf16`].
+const LEN_GROUP: usize = 64;
+
+/// Groups between two flushes of the 16-bit counters of
+/// [`utf8_len_from_utf16`] (each lane gains at most 8 a group).
+const LEN_FLUSH: usize = 4000;
+
+/// -1 per lane of `v` from `80` on and -1 more from `800` on.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn len_extra(v: __m256i) -> __m256i {
+    // From `8000` on the units are negative to the signed compares: cap
+    // them first (all are above `800`).
+    let m = _mm256_min_epu16(v, _mm256_set1_epi16(0x7FFF));
+    _mm256_add_epi16(
+        _mm256_cmpgt_epi16(m, _mm256_set1_epi16(0x7F)),
+        _mm256_cmpgt_epi16(m, _mm256_set1_epi16(0x7FF)),
+    )
+}
+
+/// The `16 * REGS` units at `group`: [`len_extra`] summed, -1 per lane for
+/// each pair whose high half is among them, and whether they have a pair.
+///
+/// # Safety
+///
+/// * The CPU supports AVX2.
+/// * `group` is valid for reads of `2 * (16 * REGS + 1)` bytes.
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn len_pairs<const BE: bool, const REGS: usize>(
+    group: *const u8,
+) -> (__m256i, __m256i, bool) {
+    let tag = _mm256_set1_epi16(0xFC00u16 as i16);
+    let (mut extra, mut pairs) = (_mm256_setzero_si256(), _mm256_setzero_si256());
+    for k in 0..REGS {
+        // SAFETY: units `16 * k..16 * k + 17` of the group are readable
+        // (the caller's promise).
+        let (v, next) = unsafe {
+            (
+                load16::<BE>(group.add(32 * k)),
+                load16::<BE>(group.add(32 * k + 2)),
+            )
+        };
+        extra = _mm256_add_epi16(extra, len_extra(v));
+        let high = _mm256_cmpeq_epi16(
+            _mm256_and_si256(v, tag),
+            _mm256_set1_epi16(0xD800u16 as i16),
+        );
+        let low_next = _mm256_cmpeq_epi16(
+            _mm256_and_si256(next, tag),
+            _mm256_set1_epi16(0xDC00u16 as i16),
+        );
+        pairs = _mm256_add_epi16(pairs, _mm256_and_si256(high, low_next));
+    }
+    (extra, pairs, _mm256_testz_si256(pairs, pairs) == 0)
+}
 
 /// The sum of the sixteen signed 16-bit lanes of `v`.
 #[target_feature(enable = "avx2")]
@@ -1087,6 +1186,7 @@ fn sum_i16(v: __m256i) -> i64 {
 mod tests {
     use super::*;
     use std::string::String;
+    use std::vec;
     use std::vec::Vec;
 
     /// Whether the CPU has the kernels' features.
@@ -1405,5 +1505,85 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The length over many groups of 64 units, in both byte orders:
+    /// surrogate-free groups between groups with pairs (the sticky pass on
+    /// and off), a pair split across every group boundary and across the
+    /// counter flush, lone halves at group edges; against std with the
+    /// scalar count of the rest.
+    #[test]
+    fn utf8_len_over_many_groups() {
+        if !supported() {
+            return;
+        }
+        let check = |units: &[u16]| {
+            for be in [false, true] {
+                let bytes: Vec<u8> = units
+                    .iter()
+                    .flat_map(|u| if be { u.to_be_bytes() } else { u.to_le_bytes() })
+                    .collect();
+                // SAFETY: the CPU has the features; `bytes` is
+                // `2 * units.len()` bytes.
+                let (read, n) = unsafe {
+                    if be {
+                        utf8_len_from_utf16::<true>(bytes.as_ptr(), units.len())
+                    } else {
+                        utf8_len_from_utf16::<false>(bytes.as_ptr(), units.len())
+                    }
+                };
+                let rest = String::from_utf16_lossy(&units[read..]).len();
+                assert_eq!(n + rest, String::from_utf16_lossy(units).len(), "be {be}");
+            }
+        };
+        let text: Vec<u16> = "Grüße, мир, 世界! 😀 and ASCII, "
+            .encode_utf16()
+            .cycle()
+            .take(3000)
+            .collect();
+        check(&text);
+        let ascii = vec![0x61u16; 64 * 10 + 7];
+        for at in (0..ascii.len() - 1).step_by(7) {
+            for insert in [
+                &[0xD83D, 0xDE00][..],
+                &[0xD800],
+                &[0xDC00],
+                &[0xDBFF, 0xDBFF, 0xDFFF],
+            ] {
+                let mut units = ascii.clone();
+                for (j, &u) in insert.iter().enumerate() {
+                    if at + j < units.len() {
+                        units[at + j] = u;
+                    }
+                }
+                check(&units);
+            }
+        }
+        // Every length the tail handles, with a pair or a lone half at
+        // every position (the masked last block, its pair at the low half).
+        for len in 17..=140 {
+            for at in 0..len {
+                for insert in [&[0xD83D, 0xDE00][..], &[0xD800], &[0xDC00], &[0x800, 0x7FF]] {
+                    let mut units: Vec<u16> = (0..len as u16).map(|j| 0x61 + j % 20).collect();
+                    for (j, &u) in insert.iter().enumerate() {
+                        if at + j < len {
+                            units[at + j] = u;
+                        }
+                    }
+                    check(&units);
+                }
+            }
+        }
+        // Pairs across every group edge of a long run, past the flush.
+        let pairs: Vec<u16> = [0xD83D, 0xDE00]
+            .iter()
+            .copied()
+            .cycle()
+            .take(2 * LEN_GROUP * LEN_FLUSH + 3)
+            .collect();
+        check(&pairs);
+        let mut shifted = vec![0x41];
+        shifted.extend_from_slice(&pairs);
+        check(&shifted);
     }
 }
