@@ -291,6 +291,10 @@ pub(crate) unsafe fn utf8_to_utf32<const ASCII_ONLY: bool>(
     let mut i = 0;
     let mut o = 0;
     let p = src.as_ptr();
+    if src.len() >= STREAM_MIN && cap >= STREAM_MIN {
+        // SAFETY: the caller's contract.
+        (i, o) = unsafe { ascii_stream_to_utf32(src, dst, cap) };
+    }
     // Invariants: `i <= src.len()`, `o <= cap`; `i` at a block start (not
     // necessarily a character boundary), every character whose lead is
     // before `i` converted.
@@ -372,6 +376,147 @@ pub(crate) unsafe fn utf8_to_utf32<const ASCII_ONLY: bool>(
         read: i,
         written: o,
     }
+}
+
+/// Inputs (and rooms, in values) of at least this many bytes (values),
+/// whose output will not stay in the caches, convert their leading ASCII
+/// with aligned non-temporal stores ([`ascii_stream_to_utf32`],
+/// [`ascii_stream_from_utf32`]).
+const STREAM_MIN: usize = 8 << 20;
+
+/// Widens the ASCII prefix of `src` to values at `dst` with non-temporal
+/// stores of whole cache lines, 64 bytes (256 bytes of output) a step from
+/// the output's first 64-byte boundary on (the 32 values before it by
+/// ordinary stores); returns how many it converted, as `(read, written)`
+/// (`(0, 0)` if the first 32 bytes are not all ASCII or do not fit).
+///
+/// Non-temporal stores write each line to memory without first reading it
+/// into the cache (as an ordinary store that misses must): an output of
+/// values that does not stay in cache costs 4 bytes of traffic per input
+/// byte instead of 8.
+///
+/// # Safety
+///
+/// * The CPU supports the enabled features.
+/// * `dst` is valid for writes of `cap` values.
+#[target_feature(enable = "avx2")]
+#[inline(never)]
+unsafe fn ascii_stream_to_utf32(src: &[u8], dst: *mut u32, cap: usize) -> (usize, usize) {
+    let len = src.len();
+    let p = src.as_ptr();
+    if len.min(cap) < BLOCK {
+        return (0, 0);
+    }
+    // SAFETY: 32 bytes at `p` are readable, 32 values at `dst` writable.
+    unsafe {
+        let v = _mm256_loadu_si256(p.cast());
+        if _mm256_movemask_epi8(v) != 0 {
+            return (0, 0);
+        }
+        widen_ascii(v, dst);
+    }
+    // The output's first 64-byte boundary after the values stored (a `u32`
+    // pointer is 4-byte aligned).
+    let mut i = 16 - (dst as usize) % 64 / 4;
+    while len - i >= 2 * BLOCK && cap - i >= 2 * BLOCK {
+        // SAFETY: bytes `i..i + 64` are readable, values `i..i + 64`
+        // writable; `dst + i` is 64-byte aligned (it is after the head, and
+        // each step moves 256 bytes), as `vmovntdq` needs 32.
+        unsafe {
+            let a = _mm256_loadu_si256(p.add(i).cast());
+            let b = _mm256_loadu_si256(p.add(i + BLOCK).cast());
+            if _mm256_movemask_epi8(_mm256_or_si256(a, b)) != 0 {
+                break;
+            }
+            let out = dst.add(i);
+            for (k, v) in [a, b].into_iter().enumerate() {
+                let lo = _mm256_castsi256_si128(v);
+                let hi = _mm256_extracti128_si256::<1>(v);
+                let o = out.add(BLOCK * k).cast::<__m256i>();
+                _mm256_stream_si256(o, _mm256_cvtepu8_epi32(lo));
+                _mm256_stream_si256(o.add(1), _mm256_cvtepu8_epi32(_mm_srli_si128::<8>(lo)));
+                _mm256_stream_si256(o.add(2), _mm256_cvtepu8_epi32(hi));
+                _mm256_stream_si256(o.add(3), _mm256_cvtepu8_epi32(_mm_srli_si128::<8>(hi)));
+            }
+        }
+        i += 2 * BLOCK;
+    }
+    // Order the non-temporal stores before any later store and the
+    // caller's reads of the output.
+    _mm_sfence();
+    (i, i)
+}
+
+/// Narrows the ASCII prefix of `src` to bytes at `dst` with non-temporal
+/// stores of whole cache lines, 64 values a step from the output's first
+/// 64-byte boundary on (the 64 bytes before it by ordinary stores);
+/// returns how many values it converted (0 if the first 64 are not all
+/// ASCII or do not fit).
+///
+/// # Safety
+///
+/// * The CPU supports the enabled features.
+/// * `dst` is valid for writes of `cap` bytes.
+#[target_feature(enable = "avx2")]
+#[inline(never)]
+unsafe fn ascii_stream_from_utf32(src: &[u32], dst: *mut u8, cap: usize) -> usize {
+    let len = src.len();
+    let p = src.as_ptr();
+    let not_ascii = _mm256_set1_epi32(!0x7F);
+    // The 64 ASCII values at `q` as 64 bytes, or `None`.
+    // SAFETY (of the closure's callers): 64 values at `q` are readable.
+    let narrow64 = |q: *const u32| -> Option<(__m256i, __m256i)> {
+        // SAFETY: the callers' promise.
+        let w =
+            unsafe { [0, 1, 2, 3, 4, 5, 6, 7].map(|k| _mm256_loadu_si256(q.add(8 * k).cast())) };
+        let any = _mm256_or_si256(
+            _mm256_or_si256(_mm256_or_si256(w[0], w[1]), _mm256_or_si256(w[2], w[3])),
+            _mm256_or_si256(_mm256_or_si256(w[4], w[5]), _mm256_or_si256(w[6], w[7])),
+        );
+        if _mm256_testz_si256(any, not_ascii) == 0 {
+            return None;
+        }
+        let order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+        let bytes = |a, b, c, d| {
+            _mm256_permutevar8x32_epi32(
+                _mm256_packus_epi16(_mm256_packus_epi32(a, b), _mm256_packus_epi32(c, d)),
+                order,
+            )
+        };
+        Some((bytes(w[0], w[1], w[2], w[3]), bytes(w[4], w[5], w[6], w[7])))
+    };
+    if len.min(cap) < 64 {
+        return 0;
+    }
+    // SAFETY: 64 values at `p` are readable.
+    let Some((a, b)) = narrow64(p) else {
+        return 0;
+    };
+    // SAFETY: 64 bytes at `dst` are writable.
+    unsafe {
+        _mm256_storeu_si256(dst.cast(), a);
+        _mm256_storeu_si256(dst.add(32).cast(), b);
+    }
+    // The output's first 64-byte boundary after the bytes stored.
+    let mut i = 64 - (dst as usize) % 64;
+    while len - i >= 64 && cap - i >= 64 {
+        // SAFETY: values `i..i + 64` are readable.
+        let Some((a, b)) = narrow64(unsafe { p.add(i) }) else {
+            break;
+        };
+        // SAFETY: bytes `i..i + 64` are writable, and `dst + i` is 64-byte
+        // aligned (it is after the head, and each step moves 64), as
+        // `vmovntdq` needs 32.
+        unsafe {
+            _mm256_stream_si256(dst.add(i).cast(), a);
+            _mm256_stream_si256(dst.add(i + 32).cast(), b);
+        }
+        i += 64;
+    }
+    // Order the non-temporal stores before any later store and the
+    // caller's reads of the output.
+    _mm_sfence();
+    i
 }
 
 /// Widens the 32 ASCII bytes `v` to 32 values at `out`.
@@ -763,6 +908,11 @@ pub(crate) unsafe fn utf32_to_utf8<const LOSSY: bool>(
     let mut i = 0;
     let mut o = 0;
     let p = src.as_ptr();
+    if src.len() >= STREAM_MIN && cap >= STREAM_MIN {
+        // SAFETY: the caller's contract.
+        i = unsafe { ascii_stream_from_utf32(src, dst, cap) };
+        o = i;
+    }
     let not_ascii = _mm256_set1_epi32(!0x7F);
     // Invariants: `i <= src.len()`, `o <= cap`.
     'steps: while src.len() - i >= STEP32 {
@@ -1327,6 +1477,101 @@ mod tests {
                     used(&PACK123.0[index as usize]),
                     12 - index.count_ones() as usize
                 );
+            }
+        }
+    }
+
+    /// The streaming ASCII prefixes at every output offset in a cache line
+    /// (values: every 4 bytes), with the first non-ASCII unit at several
+    /// places, exact room and one less, and guards on both sides: what they
+    /// report is converted, nothing lands outside the output of the ASCII
+    /// before the first non-ASCII unit, and only whole 64-byte aligned
+    /// steps follow the head.
+    #[test]
+    fn ascii_streams_at_every_alignment() {
+        if !available() {
+            return;
+        }
+        for len in [
+            0usize, 31, 32, 33, 63, 64, 65, 100, 127, 128, 129, 300, 1000,
+        ] {
+            for bad in [
+                None,
+                Some(0),
+                Some(31),
+                Some(32),
+                Some(47),
+                Some(64),
+                Some(200),
+            ] {
+                let bytes: Vec<u8> = (0..len)
+                    .map(|k| {
+                        if Some(k) == bad {
+                            0xC3
+                        } else {
+                            (k * 7 % 128) as u8
+                        }
+                    })
+                    .collect();
+                let ascii = bad.map_or(len, |b| b.min(len));
+                for shift in 0..16 {
+                    for short in [0, 1] {
+                        let cap = len.saturating_sub(short);
+                        let mut buf = vec![0xA5A5_A5A5u32; len + 48];
+                        let base = buf.as_ptr() as usize;
+                        let at = (shift + 16 - base % 64 / 4) % 16;
+                        // SAFETY: the features were checked; `cap` values
+                        // at `buf + at` are writable.
+                        let (r, w) =
+                            unsafe { ascii_stream_to_utf32(&bytes, buf.as_mut_ptr().add(at), cap) };
+                        assert_eq!(r, w);
+                        assert!(r <= ascii && r <= cap, "{len} {bad:?} {shift}");
+                        if r > 0 {
+                            assert!((base + 4 * (at + r)).is_multiple_of(64));
+                            assert!(ascii - r < 64 || cap - r < 64, "{len} {bad:?} {shift}");
+                        }
+                        // Written: a prefix of the ASCII bytes' values, at
+                        // least `r` long, at most 32 (the head) if longer.
+                        let end = at + r.max(if r > 0 { 32 } else { 0 });
+                        for (k, &v) in buf.iter().enumerate() {
+                            if k >= at && k < end {
+                                assert_eq!(v, u32::from(bytes[k - at]), "{len} {bad:?} {shift}");
+                            } else {
+                                assert_eq!(v, 0xA5A5_A5A5, "{len} {bad:?} {shift} at {k}");
+                            }
+                        }
+                    }
+                }
+                let units: Vec<u32> = bytes
+                    .iter()
+                    .map(|&b| if b >= 0x80 { 0x1F600 } else { u32::from(b) })
+                    .collect();
+                for shift in 0..64 {
+                    for short in [0, 1] {
+                        let cap = len.saturating_sub(short);
+                        let mut buf = vec![0xA5u8; len + 192];
+                        let base = buf.as_ptr() as usize;
+                        let at = (shift + 64 - base % 64) % 64;
+                        // SAFETY: the features were checked; `cap` bytes
+                        // at `buf + at` are writable.
+                        let r = unsafe {
+                            ascii_stream_from_utf32(&units, buf.as_mut_ptr().add(at), cap)
+                        };
+                        assert!(r <= ascii && r <= cap, "{len} {bad:?} {shift}");
+                        if r > 0 {
+                            assert!((base + at + r).is_multiple_of(64));
+                            assert!(ascii - r < 64 || cap - r < 64, "{len} {bad:?} {shift}");
+                        }
+                        let end = at + r.max(if r > 0 { 64 } else { 0 });
+                        for (k, &v) in buf.iter().enumerate() {
+                            if k >= at && k < end {
+                                assert_eq!(v, bytes[k - at], "{len} {bad:?} {shift}");
+                            } else {
+                                assert_eq!(v, 0xA5, "{len} {bad:?} {shift} at {k}");
+                            }
+                        }
+                    }
+                }
             }
         }
     }
