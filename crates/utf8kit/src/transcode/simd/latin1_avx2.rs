@@ -436,11 +436,67 @@ unsafe fn latin1_to_utf8_main(src: &[u8], dst: *mut u8, cap: usize) -> Progress 
             o += n;
         }
     }
+    // The last 1..=15 bytes (or the whole input if shorter than 16),
+    // written exactly.
+    let r = len - i;
+    if r > 0 && r < STEP / 2 {
+        // Those bytes at the start of a register, zeros after them.
+        let v = if len >= STEP / 2 {
+            // SAFETY: the 16 bytes before `len` are readable; `SHIFT` has
+            // 16 readable bytes from `16 - r <= 15` on.
+            unsafe {
+                _mm_shuffle_epi8(
+                    _mm_loadu_si128(p.add(len - 16).cast()),
+                    _mm_loadu_si128(SHIFT.as_ptr().add(16 - r).cast()),
+                )
+            }
+        } else {
+            // (`i == 0`, `r == len`.)
+            let mut w = [0u8; 16];
+            // SAFETY: `len < 16` bytes from `p` into the 16 of `w`.
+            unsafe {
+                copy_short(p, w.as_mut_ptr(), len);
+                _mm_loadu_si128(w.as_ptr().cast())
+            }
+        };
+        let high = _mm_movemask_epi8(v) as u32;
+        let n = r + high.count_ones() as usize;
+        if cap - o >= n {
+            let (a, b) = widen32(_mm256_zextsi128_si256(v), high);
+            let o1 = 8 + (high & 0xFF).count_ones() as usize;
+            // The two groups packed in a local buffer, then exactly the
+            // `n` bytes of the output copied.
+            let mut buf = [0u8; 32];
+            let q = buf.as_mut_ptr();
+            // SAFETY: 16-byte stores at 0 and `o1 <= 16` stay inside
+            // `buf`; `n <= 30` bytes from `buf` to `dst + o`, `o + n <=
+            // cap`.
+            unsafe {
+                _mm_storeu_si128(q.cast(), _mm256_castsi256_si128(a));
+                _mm_storeu_si128(q.add(o1).cast(), _mm256_castsi256_si128(b));
+                copy_short(buf.as_ptr(), dst.add(o), n);
+            }
+            i = len;
+            o += n;
+        }
+    }
     Progress {
         read: i,
         written: o,
     }
 }
+
+/// `pshufb` indices from which 16 bytes at `16 - r` move the last `r`
+/// bytes of a register to its start and zero the rest.
+static SHIFT: [u8; 32] = {
+    let mut t = [0x80u8; 32];
+    let mut k = 0;
+    while k < 16 {
+        t[k] = k as u8;
+        k += 1;
+    }
+    t
+};
 
 /// The 32 bytes of `v` moved down one byte, a zero byte coming in at the
 /// top.
@@ -791,7 +847,53 @@ mod tests {
                         src[at] = b;
                         for extra in [0, 1, 8, 70] {
                             let p = widen(&src, extra);
-                            assert!(src.len() - p.read < 16, "{len} {at} {b:02X} {extra}");
+                            assert_eq!(p.read, src.len(), "{len} {at} {b:02X} {extra}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Latin-1 → UTF-8 into `cap` bytes, fewer than the output needs:
+    /// what the kernel reports is the UTF-8 of the bytes it read, and
+    /// nothing is written past `cap`.
+    fn widen_short(src: &[u8], cap: usize) {
+        let want: String = src.iter().map(|&b| char::from(b)).collect();
+        let mut out = vec![0xA5u8; cap + 40];
+        // SAFETY: the features were checked; `out` has `cap` bytes and more.
+        let p = unsafe { latin1_to_utf8(src, out.as_mut_ptr(), cap) };
+        let done: String = src[..p.read].iter().map(|&b| char::from(b)).collect();
+        assert_eq!(&out[..p.written], done.as_bytes(), "{src:02X?} {cap}");
+        assert!(want.as_bytes().starts_with(done.as_bytes()));
+        assert!(out[cap..].iter().all(|&b| b == 0xA5), "{src:02X?} {cap}");
+    }
+
+    /// Every length 0..=130 (the 32-byte steps, the exact 16-byte step and
+    /// the last 1..=15 bytes, or a whole input shorter than 16), every kind
+    /// of byte at every position, in ASCII and in high bytes: the whole
+    /// input converts with exact room or more, and with less room the
+    /// kernel writes nothing past it.
+    #[test]
+    fn latin1_every_length_to_130() {
+        if !available() {
+            return;
+        }
+        for len in 0..=130 {
+            for fill in [b'a', 0xE9] {
+                for at in 0..len.max(1) {
+                    for b in [0x00, 0x7F, 0x80, 0xBF, 0xC0, 0xFF] {
+                        let mut src = vec![fill; len];
+                        if len > 0 {
+                            src[at] = b;
+                        }
+                        for extra in [0, 1, 40] {
+                            let p = widen(&src, extra);
+                            assert_eq!(p.read, len, "{src:02X?} {extra}");
+                        }
+                        let need = len + src.iter().filter(|&&b| b >= 0x80).count();
+                        for short in [1, 2, 17] {
+                            widen_short(&src, need.saturating_sub(short));
                         }
                     }
                 }
