@@ -350,31 +350,128 @@ pub(crate) unsafe fn utf8_to_utf32<const ASCII_ONLY: bool>(
         i
     };
     i = skip(i);
-    // The rest, a block at a time, from a copy padded with zeros into a
-    // local buffer, then exactly the values that fit.
+    // The rest, two blocks at a time, read from the input where its 72
+    // bytes are there, else from a copy padded with zeros, into a local
+    // buffer, then exactly the values, if they fit.
     while i < src.len() {
-        let len = (src.len() - i).min(BLOCK);
-        let mut window = [0u8; READ];
-        let copy = (src.len() - i).min(READ);
-        window[..copy].copy_from_slice(&src[i..i + copy]);
-        let mut values = [0u32; ROOM];
-        let q = window.as_ptr();
-        // SAFETY: `window` is 32 readable bytes (and 40).
-        let v = unsafe { _mm256_loadu_si256(q.cast()) };
-        let leads = lead_mask(v) & (u32::MAX >> (BLOCK - len));
-        // SAFETY: `window` is 40 readable bytes, `values` 32 writable ones.
-        let n = unsafe { block_to_utf32(q, v, leads, values.as_mut_ptr()) };
+        let left = src.len() - i;
+        let take = left.min(2 * BLOCK);
+        let mut window = Aligned([0u8; BLOCK + READ]);
+        let q = if left >= BLOCK + READ {
+            // SAFETY: `i < src.len()`; 72 bytes from there are readable.
+            unsafe { p.add(i) }
+        } else {
+            // SAFETY: `left < 72` bytes from `p + i` to `window`.
+            unsafe { copy_bytes(p.add(i), window.0.as_mut_ptr(), left) };
+            window.0.as_ptr()
+        };
+        let mut values = [0u32; 2 * ROOM];
+        let out = values.as_mut_ptr();
+        // SAFETY: 72 bytes at `q` are readable (40 from each block); the
+        // first block writes at most 32 values at `out`, the second at
+        // most 32 after the first's (at most 32) values.
+        let n = unsafe {
+            let v = _mm256_loadu_si256(q.cast());
+            let cut = |len: usize| u32::MAX >> (BLOCK - len);
+            let n = block_to_utf32(q, v, lead_mask(v) & cut(take.min(BLOCK)), out);
+            if take > BLOCK {
+                let w = _mm256_loadu_si256(q.add(BLOCK).cast());
+                n + block_to_utf32(
+                    q.add(BLOCK),
+                    w,
+                    lead_mask(w) & cut(take - BLOCK),
+                    out.add(n),
+                )
+            } else {
+                n
+            }
+        };
         if n > cap - o {
             break;
         }
-        // SAFETY: `n <= cap - o` values to `dst + o`.
-        unsafe { core::ptr::copy_nonoverlapping(values.as_ptr(), dst.add(o), n) };
+        // SAFETY: `n <= cap - o` values to `dst + o`, `n <= 64` from
+        // `values`.
+        unsafe { copy_values(values.as_ptr(), dst.add(o), n) };
         o += n;
-        i = skip(i + len);
+        i = skip(i + take);
     }
     Progress {
         read: i,
         written: o,
+    }
+}
+
+/// Copies `n < 72` bytes from `src` to `dst` in overlapping pieces.
+///
+/// # Safety
+///
+/// * `src` is valid for reads and `dst` for writes of `n < 72` bytes.
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn copy_bytes(src: *const u8, dst: *mut u8, n: usize) {
+    // SAFETY: every read and write (of every branch) is inside the `n`
+    // bytes at `src` and `dst`.
+    unsafe {
+        if n >= 32 {
+            let a = _mm256_loadu_si256(src.cast());
+            let b = _mm256_loadu_si256(src.add(n - 32).cast());
+            if n > 64 {
+                _mm256_storeu_si256(dst.add(32).cast(), _mm256_loadu_si256(src.add(32).cast()));
+            }
+            _mm256_storeu_si256(dst.cast(), a);
+            _mm256_storeu_si256(dst.add(n - 32).cast(), b);
+        } else if n >= 16 {
+            let a = _mm_loadu_si128(src.cast());
+            let b = _mm_loadu_si128(src.add(n - 16).cast());
+            _mm_storeu_si128(dst.cast(), a);
+            _mm_storeu_si128(dst.add(n - 16).cast(), b);
+        } else if n >= 8 {
+            let a = src.cast::<u64>().read_unaligned();
+            let b = src.add(n - 8).cast::<u64>().read_unaligned();
+            dst.cast::<u64>().write_unaligned(a);
+            dst.add(n - 8).cast::<u64>().write_unaligned(b);
+        } else if n >= 4 {
+            let a = src.cast::<u32>().read_unaligned();
+            let b = src.add(n - 4).cast::<u32>().read_unaligned();
+            dst.cast::<u32>().write_unaligned(a);
+            dst.add(n - 4).cast::<u32>().write_unaligned(b);
+        } else {
+            for k in 0..n {
+                dst.add(k).write(src.add(k).read());
+            }
+        }
+    }
+}
+
+/// Copies `n <= 64` values from `src` to `dst` in overlapping pieces.
+///
+/// # Safety
+///
+/// * `src` is valid for reads and `dst` for writes of `n <= 64` values.
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn copy_values(src: *const u32, dst: *mut u32, n: usize) {
+    // SAFETY: every read and write (of every branch) is inside the `n`
+    // values at `src` and `dst`.
+    unsafe {
+        if n >= 8 {
+            let last = _mm256_loadu_si256(src.add(n - 8).cast());
+            let mut k = 0;
+            while k + 8 < n {
+                _mm256_storeu_si256(dst.add(k).cast(), _mm256_loadu_si256(src.add(k).cast()));
+                k += 8;
+            }
+            _mm256_storeu_si256(dst.add(n - 8).cast(), last);
+        } else if n >= 4 {
+            let a = _mm_loadu_si128(src.cast());
+            let b = _mm_loadu_si128(src.add(n - 4).cast());
+            _mm_storeu_si128(dst.cast(), a);
+            _mm_storeu_si128(dst.add(n - 4).cast(), b);
+        } else {
+            for k in 0..n {
+                dst.add(k).write(src.add(k).read());
+            }
+        }
     }
 }
 
@@ -1255,6 +1352,10 @@ mod tests {
                     let n = text.chars().count();
                     decode(&text, n);
                     decode(&text, n + 7);
+                    // Short room: the tail stops before the values that
+                    // do not fit, and writes nothing past the room.
+                    decode(&text, n.saturating_sub(1));
+                    decode(&text, n.saturating_sub(9));
                 }
             }
         }
