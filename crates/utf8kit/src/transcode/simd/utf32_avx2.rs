@@ -677,6 +677,11 @@ const ROOM32: usize = 64;
 /// the end a step packs its output in a local buffer and copies exactly it.
 const TAIL32: usize = STEP32 + 12;
 
+/// Values left after the UTF-32 → UTF-8 steps from which a masked step
+/// converts them (fewer are left to the scalar kernel: at about 35
+/// instructions a value it is cheaper than a step's 110 up to 3 values).
+const TAIL32_MIN: usize = 4;
+
 /// `pshufb` indices packing 8 16-bit lanes that hold 1 or 2 bytes of UTF-8
 /// each (from the lane's low byte on) to the start; bit `k` of the index
 /// is set if lane `k` has 2 bytes.
@@ -1035,9 +1040,9 @@ pub(crate) unsafe fn utf32_to_utf8<const LOSSY: bool>(
     }
     let not_ascii = _mm256_set1_epi32(!0x7F);
     // Invariants: `i <= src.len()`, `o <= cap`.
-    'steps: while src.len() - i >= STEP32 {
+    while src.len() - i >= STEP32 {
         // SAFETY: values `i..i + 16` are readable.
-        let (mut a, mut b) = unsafe {
+        let (a, b) = unsafe {
             (
                 _mm256_loadu_si256(p.add(i).cast()),
                 _mm256_loadu_si256(p.add(i + 8).cast()),
@@ -1081,61 +1086,118 @@ pub(crate) unsafe fn utf32_to_utf8<const LOSSY: bool>(
         let whole = src.len() - i >= TAIL32 && cap - o >= ROOM32;
         let mut buf = [0u8; ROOM32];
         let w = if whole { out } else { buf.as_mut_ptr() };
-        let n = 'step: {
-            if _mm256_testz_si256(any, _mm256_set1_epi32(!0x7FF)) != 0 {
-                // SAFETY: `ROOM32` bytes at `w` are writable.
-                break 'step unsafe { encode16_short(narrow16(a, b), w) };
-            }
-            if _mm256_testz_si256(any, _mm256_set1_epi32(!0xFFFF)) != 0 {
-                let u = narrow16(a, b);
-                let surrogates = _mm256_cmpeq_epi16(
-                    _mm256_and_si256(u, _mm256_set1_epi16(0xF800u16 as i16)),
-                    _mm256_set1_epi16(0xD800u16 as i16),
-                );
-                if _mm256_testz_si256(surrogates, surrogates) != 0 {
-                    // SAFETY: `ROOM32` bytes at `w` are writable.
-                    break 'step unsafe { encode16_bmp(u, w) };
-                }
-            }
-            let (ok_a, ok_b) = (scalar_values(a), scalar_values(b));
-            if _mm256_movemask_epi8(_mm256_and_si256(ok_a, ok_b)) != -1 {
-                if !LOSSY {
-                    break 'steps;
-                }
-                let replacement = _mm256_set1_epi32(0xFFFD);
-                a = _mm256_blendv_epi8(replacement, a, ok_a);
-                b = _mm256_blendv_epi8(replacement, b, ok_b);
-            }
-            let four = _mm256_and_si256(supplementary(a), supplementary(b));
-            if _mm256_movemask_epi8(four) == -1 {
-                // SAFETY: 64 bytes at `w` are writable.
-                unsafe {
-                    _mm256_storeu_si256(w.cast(), encode8_four(a));
-                    _mm256_storeu_si256(w.add(32).cast(), encode8_four(b));
-                }
-                64
-            } else {
-                // SAFETY: 32 bytes at `w` and 32 at `w + n` (`n <= 32`):
-                // inside the 64 writable ones.
-                unsafe {
-                    let n = encode8_any(a, w);
-                    n + encode8_any(b, w.add(n))
-                }
-            }
+        // SAFETY: `ROOM32` bytes at `w` are writable.
+        let Some(n) = (unsafe { encode_step::<LOSSY>(a, b, any, w) }) else {
+            break;
         };
         if !whole {
             if n > cap - o {
                 break;
             }
             // SAFETY: `n <= cap - o` bytes from `buf` (`n <= 64`).
-            unsafe { core::ptr::copy_nonoverlapping(buf.as_ptr(), out, n) };
+            unsafe { copy_bytes(buf.as_ptr(), out, n) };
         }
         i += STEP32;
         o += n;
     }
+    let r = src.len() - i;
+    if (TAIL32_MIN..STEP32).contains(&r) {
+        // The last 4..=15 values (the steps ran out of input), loaded with
+        // masks into a step whose other lanes are 0, each of which makes
+        // one byte 0 at the end of the step's output. (Fewer values cost
+        // the scalar kernel less than a step.)
+        let lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+        let first = _mm256_cmpgt_epi32(_mm256_set1_epi32(r as i32), lane);
+        let second = _mm256_cmpgt_epi32(_mm256_set1_epi32(r as i32 - 8), lane);
+        // SAFETY: the masks enable values `i..len` only (masked-off lanes
+        // are not read, cannot fault, and load 0); the second register is
+        // loaded only if some of its values are there.
+        let (a, b) = unsafe {
+            let a = _mm256_maskload_epi32(p.add(i).cast(), first);
+            let b = if r > 8 {
+                _mm256_maskload_epi32(p.add(i + 8).cast(), second)
+            } else {
+                _mm256_setzero_si256()
+            };
+            (a, b)
+        };
+        let mut buf = [0u8; ROOM32];
+        // SAFETY: `ROOM32` bytes at `buf` are writable.
+        if let Some(n) =
+            unsafe { encode_step::<LOSSY>(a, b, _mm256_or_si256(a, b), buf.as_mut_ptr()) }
+        {
+            let n = n - (STEP32 - r);
+            if n <= cap - o {
+                // SAFETY: `n <= cap - o` bytes from `buf` (`n < 64`) to
+                // `dst + o`.
+                unsafe { copy_bytes(buf.as_ptr(), dst.add(o), n) };
+                i += r;
+                o += n;
+            }
+        }
+    }
     Progress {
         read: i,
         written: o,
+    }
+}
+
+/// Encodes the 16 values of `a` and `b` (`any`, their OR) as UTF-8 at `w`
+/// (whole registers); returns the bytes of the output, or `None` without
+/// `LOSSY` if a value is not a scalar value (with `LOSSY` those become
+/// U+FFFD).
+///
+/// # Safety
+///
+/// * The CPU supports the enabled features.
+/// * [`ROOM32`] bytes at `w` are writable.
+#[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
+#[inline]
+unsafe fn encode_step<const LOSSY: bool>(
+    mut a: __m256i,
+    mut b: __m256i,
+    any: __m256i,
+    w: *mut u8,
+) -> Option<usize> {
+    if _mm256_testz_si256(any, _mm256_set1_epi32(!0x7FF)) != 0 {
+        // SAFETY: `ROOM32` bytes at `w` are writable.
+        return Some(unsafe { encode16_short(narrow16(a, b), w) });
+    }
+    if _mm256_testz_si256(any, _mm256_set1_epi32(!0xFFFF)) != 0 {
+        let u = narrow16(a, b);
+        let surrogates = _mm256_cmpeq_epi16(
+            _mm256_and_si256(u, _mm256_set1_epi16(0xF800u16 as i16)),
+            _mm256_set1_epi16(0xD800u16 as i16),
+        );
+        if _mm256_testz_si256(surrogates, surrogates) != 0 {
+            // SAFETY: `ROOM32` bytes at `w` are writable.
+            return Some(unsafe { encode16_bmp(u, w) });
+        }
+    }
+    let (ok_a, ok_b) = (scalar_values(a), scalar_values(b));
+    if _mm256_movemask_epi8(_mm256_and_si256(ok_a, ok_b)) != -1 {
+        if !LOSSY {
+            return None;
+        }
+        let replacement = _mm256_set1_epi32(0xFFFD);
+        a = _mm256_blendv_epi8(replacement, a, ok_a);
+        b = _mm256_blendv_epi8(replacement, b, ok_b);
+    }
+    let four = _mm256_and_si256(supplementary(a), supplementary(b));
+    if _mm256_movemask_epi8(four) == -1 {
+        // SAFETY: 64 bytes at `w` are writable.
+        unsafe {
+            _mm256_storeu_si256(w.cast(), encode8_four(a));
+            _mm256_storeu_si256(w.add(32).cast(), encode8_four(b));
+        }
+        Some(64)
+    } else {
+        // SAFETY: 32 bytes at `w` and 32 at `w + n` (`n <= 32`): inside
+        // the 64 writable ones.
+        unsafe {
+            let n = encode8_any(a, w);
+            Some(n + encode8_any(b, w.add(n)))
+        }
     }
 }
 
@@ -1286,8 +1348,12 @@ mod tests {
         if (LOSSY || values.iter().all(|&v| char::from_u32(v).is_some())) && want.len() <= cap {
             out[p.written..want.len()].copy_from_slice(&want[p.written..]);
             assert!(out[want.len()..].iter().all(|&b| b == 0xA5), "{values:X?}");
-            // Stopped only for want of a whole step of input.
-            assert!(values.len() - p.read < STEP32, "{values:X?} {p:?}");
+            // Converted all of it, or left fewer values than a masked
+            // step takes.
+            assert!(
+                p.read == values.len() || values.len() - p.read < TAIL32_MIN,
+                "{values:X?} {p:?}"
+            );
         } else {
             assert!(p.written <= cap);
             assert!(out[cap..].iter().all(|&b| b == 0xA5), "{values:X?}");
@@ -1582,6 +1648,55 @@ mod tests {
                     .sum();
                 encode::<false>(&values, need);
                 encode::<true>(&values, need + 5);
+            }
+        }
+    }
+
+    /// Every length 0..=130 (the steps and the masked last step of 1..=15
+    /// values, or a whole input shorter than 16), every kind of value
+    /// (invalid ones included) at every position, strict and lossy, with
+    /// exact room, more, and one byte less.
+    #[test]
+    fn utf32_every_value_kind_at_every_position_to_130() {
+        if !available() {
+            return;
+        }
+        let kinds = [
+            0x00,
+            0x41,
+            0xE9,
+            0x7FF,
+            0x800,
+            0xFFFD,
+            0x1_0000,
+            0x10_FFFF,
+            0xD800,
+            0xDFFF,
+            0x11_0000,
+            u32::MAX,
+        ];
+        for len in 0..=130usize {
+            for fill in [0x61, 0x4E2D, 0x1F642] {
+                for at in 0..len.max(1) {
+                    for kind in kinds {
+                        let mut values = vec![fill; len];
+                        if len > 0 {
+                            values[at] = kind;
+                        }
+                        let need: usize = values
+                            .iter()
+                            .map(|&v| char::from_u32(v).map_or(3, char::len_utf8))
+                            .sum();
+                        let p = encode::<false>(&values, need);
+                        if char::from_u32(kind).is_none() && len > 0 {
+                            assert!(p.read <= at, "{values:X?}");
+                        }
+                        encode::<true>(&values, need);
+                        encode::<true>(&values, need + 9);
+                        encode::<false>(&values, need.saturating_sub(1));
+                        encode::<true>(&values, need.saturating_sub(1));
+                    }
+                }
             }
         }
     }
