@@ -839,6 +839,21 @@ unsafe fn copy_short(src: *const u8, dst: *mut u8, n: usize) {
 /// * The CPU supports the enabled features.
 #[target_feature(enable = "avx2,popcnt")]
 pub(crate) unsafe fn count_high(bytes: &[u8]) -> usize {
+    let len = bytes.len();
+    if (32..=64).contains(&len) {
+        // Two overlapping words, the second's mask shifted past the bytes
+        // the first counted: a straight line for one block.
+        let p = bytes.as_ptr();
+        // SAFETY: `32 <= len`: 32 bytes at `p` and at `p + len - 32` are
+        // readable.
+        let (a, b) = unsafe {
+            (
+                _mm256_movemask_epi8(_mm256_loadu_si256(p.cast())) as u32,
+                _mm256_movemask_epi8(_mm256_loadu_si256(p.add(len - 32).cast())) as u32,
+            )
+        };
+        return (a.count_ones() + (u64::from(b) >> (64 - len)).count_ones()) as usize;
+    }
     // SAFETY: the same features.
     unsafe { super::count_avx2::count_high(bytes) }
 }
@@ -1077,6 +1092,30 @@ mod tests {
                     for extra in [0, 5, 40] {
                         let p = narrow(text.as_bytes(), extra);
                         assert!(text.len() - p.read <= STEP, "{at} {run}");
+                    }
+                }
+            }
+        }
+    }
+
+    /// The one-block path of [`count_high`] (32..=64 bytes) and the
+    /// lengths around it: every byte value at every position, among ASCII
+    /// and among high bytes.
+    #[test]
+    fn count_high_every_byte_at_every_position_around_one_block() {
+        if !available() {
+            return;
+        }
+        for len in 28..=68 {
+            for at in 0..len {
+                for b in 0..=255u8 {
+                    for fill in [b'a', 0xE9] {
+                        let mut bytes = [fill; 68];
+                        bytes[at] = b;
+                        let s = &bytes[..len];
+                        // SAFETY: the features were checked.
+                        let n = unsafe { count_high(s) };
+                        assert_eq!(n, s.iter().filter(|&&x| x >= 0x80).count(), "{s:02X?}");
                     }
                 }
             }
