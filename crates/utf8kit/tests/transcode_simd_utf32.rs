@@ -655,3 +655,111 @@ fn large_outputs_at_every_alignment() {
         }
     }
 }
+
+/// Both directions on inputs past the AVX2 kernels' streaming threshold
+/// (8 Mi bytes or values: the ASCII start converted with aligned
+/// non-temporal stores), the output at 0, 1, 7 and 31 bytes (UTF-32 → UTF-8)
+/// or values (UTF-8 → UTF-32) past a cache-line boundary, exact-size
+/// buffers with guards on both sides and one short by one, with the first
+/// non-ASCII character at the start, inside the aligning head, just after
+/// it, in the middle and near the end, or an invalid value there.
+#[test]
+fn large_inputs_past_the_stream_threshold() {
+    const LEN: usize = (8 << 20) + 77;
+    let ascii: Vec<u32> = (0..LEN).map(|i| u32::from(b' ' + (i % 95) as u8)).collect();
+    for pos in [
+        None,
+        Some(0),
+        Some(5),
+        Some(40),
+        Some(64 + 3),
+        Some(LEN / 2 + 1),
+        Some(LEN - 9),
+    ] {
+        for with in [0xE9, 0x1F600, 0xD800] {
+            let mut units = ascii.clone();
+            if let Some(p) = pos {
+                units[p] = with;
+            }
+            if with == 0xD800 && pos.is_none() {
+                continue;
+            }
+            let (strict, _) = oracle(&units);
+            for kernel in Kernel::available() {
+                for mis in [0usize, 1, 7, 31] {
+                    let ctx = || format!("{kernel}, {with:X} at {pos:?}, output at +{mis}");
+                    match &strict {
+                        Ok(s) => {
+                            let n = s.len();
+                            let mut buf = vec![GUARD; n + 64 + 1];
+                            let shift = (mis + 64 - buf.as_ptr() as usize % 64) % 64;
+                            let got =
+                                t::utf32_to_utf8_with(kernel, &units, &mut buf[shift..shift + n]);
+                            assert_eq!(got, Some(Ok(n)), "{}", ctx());
+                            assert!(buf[shift..shift + n] == *s.as_bytes(), "{}", ctx());
+                            assert!(buf[..shift].iter().all(|&b| b == GUARD), "{}", ctx());
+                            assert!(buf[shift + n..].iter().all(|&b| b == GUARD), "{}", ctx());
+                            buf.fill(GUARD);
+                            let got = t::utf32_to_utf8_with(
+                                kernel,
+                                &units,
+                                &mut buf[shift..shift + n - 1],
+                            );
+                            assert_eq!(
+                                got,
+                                Some(Err(TranscodeError::BufferTooSmall { needed: n })),
+                                "{}",
+                                ctx()
+                            );
+                            assert!(
+                                buf[shift + n - 1..].iter().all(|&b| b == GUARD),
+                                "{}",
+                                ctx()
+                            );
+                            // UTF-8 → UTF-32 of the same text.
+                            let m = units.len();
+                            let mut out = vec![0xA5A5_A5A5u32; m + 32 + 1];
+                            let shift = (mis + 16 * 31 - out.as_ptr() as usize % 64 / 4) % 16
+                                + mis / 16 * 16;
+                            let got = t::utf8_to_utf32_with(
+                                kernel,
+                                s.as_bytes(),
+                                &mut out[shift..shift + m],
+                            );
+                            assert_eq!(got, Some(Ok(m)), "{} (to UTF-32)", ctx());
+                            assert!(out[shift..shift + m] == units[..], "{} (to UTF-32)", ctx());
+                            assert!(out[..shift].iter().all(|&v| v == 0xA5A5_A5A5), "{}", ctx());
+                            assert!(
+                                out[shift + m..].iter().all(|&v| v == 0xA5A5_A5A5),
+                                "{} (to UTF-32)",
+                                ctx()
+                            );
+                            let got = t::utf8_to_utf32_with(
+                                kernel,
+                                s.as_bytes(),
+                                &mut out[shift..shift + m - 1],
+                            );
+                            assert_eq!(
+                                got,
+                                Some(Err(TranscodeError::BufferTooSmall { needed: m })),
+                                "{} (to UTF-32)",
+                                ctx()
+                            );
+                        }
+                        Err((i, v)) => {
+                            let mut buf = vec![GUARD; 4 * LEN + 64];
+                            let shift = (mis + 64 - buf.as_ptr() as usize % 64) % 64;
+                            let got = t::utf32_to_utf8_with(kernel, &units, &mut buf[shift..]);
+                            match got {
+                                Some(Err(TranscodeError::Invalid(e))) => {
+                                    assert_eq!((e.index(), e.value()), (*i, *v), "{}", ctx())
+                                }
+                                other => panic!("{}: {other:?}", ctx()),
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

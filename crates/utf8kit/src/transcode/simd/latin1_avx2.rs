@@ -49,10 +49,26 @@
 //! does not count). Nearer the end, or with less room, a step writes
 //! exactly its output: its last group is written as two overlapping 8-
 //! or 4-byte pieces. Of the 0..=31 bytes after the last step, Latin-1 →
-//! UTF-8 converts 16 with one more exact step and leaves the rest to the
-//! scalar kernel; UTF-8 → Latin-1 converts them all as the end of a window
-//! of the last 32 bytes (the bytes before them masked off in the test and
-//! the keep mask), packed in a local buffer and copied exactly.
+//! UTF-8 converts 16 with one more exact step and the last 1..=15 (or a
+//! whole input shorter than 16) from one register holding just them (the
+//! last 16 bytes of the input moved down by a `pshufb` from [`SHIFT`], or
+//! a zero-padded copy), widened into a local buffer from which exactly
+//! their output is copied; UTF-8 → Latin-1 converts them all as the end of
+//! a window of the last 32 bytes (the bytes before them masked off in the
+//! test and the keep mask), packed in a local buffer and copied exactly.
+//! Only a lack of room (or, for UTF-8, a problem in the input) leaves
+//! bytes to the scalar kernel.
+//!
+//! # Large inputs
+//!
+//! From [`STREAM_MIN`] (8 MiB) of input and room on, both directions first
+//! copy the input's ASCII start with [`ascii_stream`]: ordinary stores up
+//! to the output's first 64-byte boundary, then aligned non-temporal
+//! stores (`vmovntdq`) of whole cache lines, 128 bytes a step, and an
+//! `sfence`. A non-temporal store does not read the line before writing
+//! it, as a store that misses the cache must, so an output that will not
+//! stay in cache costs a third less memory traffic. The rest of the input
+//! (from the first 128-byte step that is not all ASCII) converts as usual.
 //!
 //! # Measured
 //!
@@ -264,8 +280,74 @@ unsafe fn store_exact16(out: *mut u8, g: __m128i, n: usize) {
     }
 }
 
+/// Inputs (and rooms) of at least this many bytes, whose output will not
+/// stay in the caches, copy their leading ASCII with aligned non-temporal
+/// stores ([`ascii_stream`]).
+pub(crate) const STREAM_MIN: usize = 8 << 20;
+
+/// Copies the ASCII prefix of `src` to `dst` (ASCII is the same bytes in
+/// Latin-1 and UTF-8) with non-temporal stores of whole cache lines, 128
+/// bytes a step from the output's first 64-byte boundary on (the 64 bytes
+/// before it by ordinary stores); returns how many bytes it copied (0 if
+/// the first 64 are not all ASCII or do not fit).
+///
+/// Non-temporal stores write each line to memory without first reading it
+/// into the cache (as an ordinary store that misses must), which saves a
+/// third of the memory traffic of a copy whose output does not stay in
+/// cache.
+///
+/// # Safety
+///
+/// * The CPU supports the enabled features.
+/// * `dst` is valid for writes of `cap` bytes.
+#[target_feature(enable = "avx2")]
+#[inline(never)]
+pub(crate) unsafe fn ascii_stream(src: &[u8], dst: *mut u8, cap: usize) -> usize {
+    let len = src.len();
+    let p = src.as_ptr();
+    if len.min(cap) < 64 {
+        return 0;
+    }
+    // SAFETY: 64 bytes at `p` are readable, 64 at `dst` writable.
+    unsafe {
+        let a = _mm256_loadu_si256(p.cast());
+        let b = _mm256_loadu_si256(p.add(32).cast());
+        if _mm256_movemask_epi8(_mm256_or_si256(a, b)) != 0 {
+            return 0;
+        }
+        _mm256_storeu_si256(dst.cast(), a);
+        _mm256_storeu_si256(dst.add(32).cast(), b);
+    }
+    // The output's first 64-byte boundary after the bytes stored.
+    let mut i = 64 - (dst as usize) % 64;
+    while len - i >= ASCII_STEP && cap - i >= ASCII_STEP {
+        // SAFETY: `i + 128 <= len` bytes are readable, `i + 128 <= cap`
+        // writable; `dst + i` is 64-byte aligned (it is after the head,
+        // and each step moves 128), as `vmovntdq` needs 32.
+        unsafe {
+            let q = p.add(i);
+            let w = [0, 1, 2, 3].map(|k| _mm256_loadu_si256(q.add(32 * k).cast()));
+            let any = _mm256_or_si256(_mm256_or_si256(w[0], w[1]), _mm256_or_si256(w[2], w[3]));
+            if _mm256_movemask_epi8(any) != 0 {
+                break;
+            }
+            let out = dst.add(i);
+            for (k, x) in w.into_iter().enumerate() {
+                _mm256_stream_si256(out.add(32 * k).cast(), x);
+            }
+        }
+        i += ASCII_STEP;
+    }
+    // Order the non-temporal stores before any later store and the
+    // caller's reads of the output.
+    _mm_sfence();
+    i
+}
+
 /// Converts Latin-1 `src` to UTF-8 at `dst` while a step's input (32
-/// bytes, then one step of 16) and room remain (see the module docs).
+/// bytes, then one step of 16) and room remain (see the module docs);
+/// an input past [`STREAM_MIN`] copies its ASCII start with
+/// [`ascii_stream`] first.
 ///
 /// # Safety
 ///
@@ -273,6 +355,46 @@ unsafe fn store_exact16(out: *mut u8, g: __m128i, n: usize) {
 /// * `dst` is valid for writes of `cap` bytes.
 #[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
 pub(crate) unsafe fn latin1_to_utf8(src: &[u8], dst: *mut u8, cap: usize) -> Progress {
+    if src.len() >= STREAM_MIN && cap >= STREAM_MIN {
+        // SAFETY: the caller's contract.
+        return unsafe { latin1_to_utf8_large(src, dst, cap) };
+    }
+    // SAFETY: the caller's contract.
+    unsafe { latin1_to_utf8_main(src, dst, cap) }
+}
+
+/// [`latin1_to_utf8`] past [`STREAM_MIN`] (out of line, so that the
+/// common path has one call).
+///
+/// # Safety
+///
+/// * The CPU supports the enabled features.
+/// * `dst` is valid for writes of `cap` bytes.
+#[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
+#[inline(never)]
+#[cold]
+unsafe fn latin1_to_utf8_large(src: &[u8], dst: *mut u8, cap: usize) -> Progress {
+    // SAFETY: the caller's contract; the copied ASCII prefix is its own
+    // UTF-8, and the rest converts after it.
+    unsafe {
+        let k = ascii_stream(src, dst, cap);
+        let p = latin1_to_utf8_main(&src[k..], dst.add(k), cap - k);
+        Progress {
+            read: k + p.read,
+            written: k + p.written,
+        }
+    }
+}
+
+/// [`latin1_to_utf8`] past the streamed prefix.
+///
+/// # Safety
+///
+/// * The CPU supports the enabled features.
+/// * `dst` is valid for writes of `cap` bytes.
+#[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
+#[inline]
+unsafe fn latin1_to_utf8_main(src: &[u8], dst: *mut u8, cap: usize) -> Progress {
     let len = src.len();
     let mut i = 0;
     let mut o = 0;
@@ -345,11 +467,67 @@ pub(crate) unsafe fn latin1_to_utf8(src: &[u8], dst: *mut u8, cap: usize) -> Pro
             o += n;
         }
     }
+    // The last 1..=15 bytes (or the whole input if shorter than 16),
+    // written exactly.
+    let r = len - i;
+    if r > 0 && r < STEP / 2 {
+        // Those bytes at the start of a register, zeros after them.
+        let v = if len >= STEP / 2 {
+            // SAFETY: the 16 bytes before `len` are readable; `SHIFT` has
+            // 16 readable bytes from `16 - r <= 15` on.
+            unsafe {
+                _mm_shuffle_epi8(
+                    _mm_loadu_si128(p.add(len - 16).cast()),
+                    _mm_loadu_si128(SHIFT.as_ptr().add(16 - r).cast()),
+                )
+            }
+        } else {
+            // (`i == 0`, `r == len`.)
+            let mut w = [0u8; 16];
+            // SAFETY: `len < 16` bytes from `p` into the 16 of `w`.
+            unsafe {
+                copy_short(p, w.as_mut_ptr(), len);
+                _mm_loadu_si128(w.as_ptr().cast())
+            }
+        };
+        let high = _mm_movemask_epi8(v) as u32;
+        let n = r + high.count_ones() as usize;
+        if cap - o >= n {
+            let (a, b) = widen32(_mm256_zextsi128_si256(v), high);
+            let o1 = 8 + (high & 0xFF).count_ones() as usize;
+            // The two groups packed in a local buffer, then exactly the
+            // `n` bytes of the output copied.
+            let mut buf = [0u8; 32];
+            let q = buf.as_mut_ptr();
+            // SAFETY: 16-byte stores at 0 and `o1 <= 16` stay inside
+            // `buf`; `n <= 30` bytes from `buf` to `dst + o`, `o + n <=
+            // cap`.
+            unsafe {
+                _mm_storeu_si128(q.cast(), _mm256_castsi256_si128(a));
+                _mm_storeu_si128(q.add(o1).cast(), _mm256_castsi256_si128(b));
+                copy_short(buf.as_ptr(), dst.add(o), n);
+            }
+            i = len;
+            o += n;
+        }
+    }
     Progress {
         read: i,
         written: o,
     }
 }
+
+/// `pshufb` indices from which 16 bytes at `16 - r` move the last `r`
+/// bytes of a register to its start and zero the rest.
+static SHIFT: [u8; 32] = {
+    let mut t = [0x80u8; 32];
+    let mut k = 0;
+    while k < 16 {
+        t[k] = k as u8;
+        k += 1;
+    }
+    t
+};
 
 /// The 32 bytes of `v` moved down one byte, a zero byte coming in at the
 /// top.
@@ -399,6 +577,51 @@ pub(crate) unsafe fn utf8_to_latin1<const VALID: bool>(
     dst: *mut u8,
     cap: usize,
 ) -> Progress {
+    if src.len() >= STREAM_MIN && cap >= STREAM_MIN {
+        // SAFETY: the caller's contract.
+        return unsafe { utf8_to_latin1_large::<VALID>(src, dst, cap) };
+    }
+    // SAFETY: the caller's contract.
+    unsafe { utf8_to_latin1_main(src, dst, cap) }
+}
+
+/// [`utf8_to_latin1`] past [`STREAM_MIN`] (out of line, so that the
+/// common path has one call).
+///
+/// # Safety
+///
+/// * The CPU supports the enabled features.
+/// * `dst` is valid for writes of `cap` bytes.
+#[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
+#[inline(never)]
+#[cold]
+unsafe fn utf8_to_latin1_large<const VALID: bool>(
+    src: &[u8],
+    dst: *mut u8,
+    cap: usize,
+) -> Progress {
+    // SAFETY: the caller's contract; the copied ASCII prefix is its own
+    // Latin-1 and ends on a character boundary, and the rest converts
+    // after it.
+    unsafe {
+        let k = ascii_stream(src, dst, cap);
+        let p = utf8_to_latin1_main(&src[k..], dst.add(k), cap - k);
+        Progress {
+            read: k + p.read,
+            written: k + p.written,
+        }
+    }
+}
+
+/// [`utf8_to_latin1`] past the streamed prefix.
+///
+/// # Safety
+///
+/// * The CPU supports the enabled features.
+/// * `dst` is valid for writes of `cap` bytes.
+#[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
+#[inline]
+unsafe fn utf8_to_latin1_main(src: &[u8], dst: *mut u8, cap: usize) -> Progress {
     let len = src.len();
     let mut i = 0;
     let mut o = 0;
@@ -616,6 +839,21 @@ unsafe fn copy_short(src: *const u8, dst: *mut u8, n: usize) {
 /// * The CPU supports the enabled features.
 #[target_feature(enable = "avx2,popcnt")]
 pub(crate) unsafe fn count_high(bytes: &[u8]) -> usize {
+    let len = bytes.len();
+    if (32..=64).contains(&len) {
+        // Two overlapping words, the second's mask shifted past the bytes
+        // the first counted: a straight line for one block.
+        let p = bytes.as_ptr();
+        // SAFETY: `32 <= len`: 32 bytes at `p` and at `p + len - 32` are
+        // readable.
+        let (a, b) = unsafe {
+            (
+                _mm256_movemask_epi8(_mm256_loadu_si256(p.cast())) as u32,
+                _mm256_movemask_epi8(_mm256_loadu_si256(p.add(len - 32).cast())) as u32,
+            )
+        };
+        return (a.count_ones() + (u64::from(b) >> (64 - len)).count_ones()) as usize;
+    }
     // SAFETY: the same features.
     unsafe { super::count_avx2::count_high(bytes) }
 }
@@ -674,7 +912,53 @@ mod tests {
                         src[at] = b;
                         for extra in [0, 1, 8, 70] {
                             let p = widen(&src, extra);
-                            assert!(src.len() - p.read < 16, "{len} {at} {b:02X} {extra}");
+                            assert_eq!(p.read, src.len(), "{len} {at} {b:02X} {extra}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Latin-1 → UTF-8 into `cap` bytes, fewer than the output needs:
+    /// what the kernel reports is the UTF-8 of the bytes it read, and
+    /// nothing is written past `cap`.
+    fn widen_short(src: &[u8], cap: usize) {
+        let want: String = src.iter().map(|&b| char::from(b)).collect();
+        let mut out = vec![0xA5u8; cap + 40];
+        // SAFETY: the features were checked; `out` has `cap` bytes and more.
+        let p = unsafe { latin1_to_utf8(src, out.as_mut_ptr(), cap) };
+        let done: String = src[..p.read].iter().map(|&b| char::from(b)).collect();
+        assert_eq!(&out[..p.written], done.as_bytes(), "{src:02X?} {cap}");
+        assert!(want.as_bytes().starts_with(done.as_bytes()));
+        assert!(out[cap..].iter().all(|&b| b == 0xA5), "{src:02X?} {cap}");
+    }
+
+    /// Every length 0..=130 (the 32-byte steps, the exact 16-byte step and
+    /// the last 1..=15 bytes, or a whole input shorter than 16), every kind
+    /// of byte at every position, in ASCII and in high bytes: the whole
+    /// input converts with exact room or more, and with less room the
+    /// kernel writes nothing past it.
+    #[test]
+    fn latin1_every_length_to_130() {
+        if !available() {
+            return;
+        }
+        for len in 0..=130 {
+            for fill in [b'a', 0xE9] {
+                for at in 0..len.max(1) {
+                    for b in [0x00, 0x7F, 0x80, 0xBF, 0xC0, 0xFF] {
+                        let mut src = vec![fill; len];
+                        if len > 0 {
+                            src[at] = b;
+                        }
+                        for extra in [0, 1, 40] {
+                            let p = widen(&src, extra);
+                            assert_eq!(p.read, len, "{src:02X?} {extra}");
+                        }
+                        let need = len + src.iter().filter(|&&b| b >= 0x80).count();
+                        for short in [1, 2, 17] {
+                            widen_short(&src, need.saturating_sub(short));
                         }
                     }
                 }
@@ -814,6 +1098,30 @@ mod tests {
         }
     }
 
+    /// The one-block path of [`count_high`] (32..=64 bytes) and the
+    /// lengths around it: every byte value at every position, among ASCII
+    /// and among high bytes.
+    #[test]
+    fn count_high_every_byte_at_every_position_around_one_block() {
+        if !available() {
+            return;
+        }
+        for len in 28..=68 {
+            for at in 0..len {
+                for b in 0..=255u8 {
+                    for fill in [b'a', 0xE9] {
+                        let mut bytes = [fill; 68];
+                        bytes[at] = b;
+                        let s = &bytes[..len];
+                        // SAFETY: the features were checked.
+                        let n = unsafe { count_high(s) };
+                        assert_eq!(n, s.iter().filter(|&&x| x >= 0x80).count(), "{s:02X?}");
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn count_high_matches_a_filter() {
         if !available() {
@@ -826,6 +1134,64 @@ mod tests {
                 // SAFETY: the features were checked.
                 let n = unsafe { count_high(s) };
                 assert_eq!(n, s.iter().filter(|&&b| b >= 0x80).count());
+            }
+        }
+    }
+
+    /// [`ascii_stream`] at every output offset in a cache line, with the
+    /// first non-ASCII byte at several places, exact room and one less,
+    /// and guards on both sides: what it reports is copied, nothing lands
+    /// outside the ASCII before the first non-ASCII byte, and the steps
+    /// after the head end on 64-byte boundaries.
+    #[test]
+    fn ascii_stream_at_every_alignment() {
+        if !available() {
+            return;
+        }
+        for len in [0usize, 63, 64, 65, 127, 128, 129, 191, 192, 193, 300, 1000] {
+            for bad in [
+                None,
+                Some(0),
+                Some(63),
+                Some(64),
+                Some(100),
+                Some(191),
+                Some(500),
+            ] {
+                let src: Vec<u8> = (0..len)
+                    .map(|k| {
+                        if Some(k) == bad {
+                            0xE9
+                        } else {
+                            (k * 7 % 128) as u8
+                        }
+                    })
+                    .collect();
+                let ascii = bad.map_or(len, |b| b.min(len));
+                for shift in 0..64 {
+                    for short in [0, 1] {
+                        let cap = len.saturating_sub(short);
+                        let mut buf = vec![0xA5u8; len + 192];
+                        let base = buf.as_ptr() as usize;
+                        let at = (shift + 64 - base % 64) % 64;
+                        // SAFETY: the features were checked; `cap` bytes at
+                        // `buf + at` are writable.
+                        let r = unsafe { ascii_stream(&src, buf.as_mut_ptr().add(at), cap) };
+                        assert!(r <= ascii && r <= cap, "{len} {bad:?} {shift}");
+                        if r > 0 {
+                            assert!((base + at + r).is_multiple_of(64));
+                            assert!(ascii - r < 128 || cap - r < 128, "{len} {bad:?} {shift}");
+                        }
+                        let end = at + r.max(if r > 0 { 64 } else { 0 });
+                        for (k, &v) in buf.iter().enumerate() {
+                            if k >= at && k < end {
+                                assert_eq!(v, src[k - at], "{len} {bad:?} {shift}");
+                            } else {
+                                assert_eq!(v, 0xA5, "{len} {bad:?} {shift} at {k}");
+                            }
+                        }
+                    }
+                }
             }
         }
     }

@@ -26,11 +26,23 @@
 //!
 //! Stores are whole registers; those past a block's output are overwritten
 //! by the next block's (at least 8 values), so whole stores run while 64
-//! bytes of input and 32 values of room remain. The rest goes a block at a
-//! time through a zero-padded copy in a local buffer (its lead mask cut at
-//! the input's end) into a local output, from which exactly the values
-//! that fit are copied: nothing is ever written past the room, and a
-//! conversion that succeeds leaves nothing past its output.
+//! bytes of input and 32 values of room remain. The rest goes two blocks
+//! at a time (their lead masks cut at the input's end), read in place
+//! where the 72 bytes the two blocks may read are there, else from a
+//! zero-padded copy in a local buffer, into a local output, from which
+//! exactly the values are copied if they fit (both copies by overlapping
+//! vector moves, no `memcpy` call): nothing is ever written past the room,
+//! and a conversion that succeeds leaves nothing past its output.
+//!
+//! # Large inputs (both directions)
+//!
+//! From `STREAM_MIN` (8 Mi bytes or values) of input and room on, the
+//! input's ASCII start converts with aligned non-temporal stores of whole
+//! cache lines ([`ascii_stream_to_utf32`]: 64 bytes make 256 of output a
+//! step; [`ascii_stream_from_utf32`]: 64 values make 64 bytes), after
+//! ordinary stores up to the output's first 64-byte boundary, then an
+//! `sfence`: no line of the output is read before it is written, which a
+//! store that misses the cache must do.
 //!
 //! # UTF-32 → UTF-8
 //!
@@ -51,13 +63,20 @@
 //! Stores past a step's output (at most 12 bytes) are overwritten by the
 //! next step's while 12 more values remain; nearer the end, or with less
 //! than 64 bytes of room, a step packs into a local buffer and copies
-//! exactly its output if it fits.
+//! exactly its output if it fits. The last 4..=15 values (or a whole input
+//! of 4..=15) are one more such step, loaded with masks (`vpmaskmovd`
+//! loads; the lanes past the input load 0, whose one byte each is dropped
+//! from the end of the output); up to 3 are left to the scalar kernel,
+//! which costs less than a step for them.
 //!
 //! # UTF-8 length of UTF-32
 //!
-//! 8 values a step: `3 * n`, less one per value up to `7F` and one per
-//! value up to `7FF`, plus one per supplementary value (unsigned compares
-//! by `vpminud`; invalid values count 3, as U+FFFD).
+//! `3 * n`, less one per value up to `7F` and one per value up to `7FF`,
+//! plus one per supplementary value (invalid values count 3, as U+FFFD):
+//! 16 values a step with the first two thresholds on 16-bit lanes (see
+//! [`utf8_len_from_utf32`]); 8..=31 values in a straight line, 8 at a time
+//! by unsigned compares (`vpminud`), `movmskps` and `popcnt`, the last 8
+//! overlapping ([`utf8_len_short`]).
 //!
 //! # Measured (Zen 3, 2 cores shared with other work)
 //!
@@ -88,6 +107,17 @@
 //!   LLVM rebuilt those that overlap the block's load from 8-byte
 //!   general-register loads; `vbroadcasti128` by `asm!` took Chinese from
 //!   1.00 to 1.07.
+//! * For mixed text past the caches (UTF-8 → UTF-32 of 64 MiB), the blocks
+//!   storing into an L1 buffer whose whole cache lines went to the output
+//!   by aligned non-temporal stores every 2 KiB (so no line of the output
+//!   was read before it was written), with the part lines at both ends by
+//!   ordinary exact stores: against the direct conversion in the same
+//!   process, 0.88–1.04 on random text, 0.82–1.06 Chinese, 0.86–0.95
+//!   Arabic, 0.72–0.85 Emoji; a 512-byte buffer 0.54–0.60, an 8 KiB one
+//!   0.98–1.04. The block loop is bound by its instructions, not by memory,
+//!   and the copy out of the buffer costs what the skipped reads save (the
+//!   ASCII path, at a store per 8 values, is bound by memory: there the
+//!   non-temporal stores gain 1.8×).
 
 use super::Progress;
 
@@ -291,6 +321,10 @@ pub(crate) unsafe fn utf8_to_utf32<const ASCII_ONLY: bool>(
     let mut i = 0;
     let mut o = 0;
     let p = src.as_ptr();
+    if src.len() >= STREAM_MIN && cap >= STREAM_MIN {
+        // SAFETY: the caller's contract.
+        (i, o) = unsafe { ascii_stream_to_utf32(src, dst, cap) };
+    }
     // Invariants: `i <= src.len()`, `o <= cap`; `i` at a block start (not
     // necessarily a character boundary), every character whose lead is
     // before `i` converted.
@@ -346,32 +380,270 @@ pub(crate) unsafe fn utf8_to_utf32<const ASCII_ONLY: bool>(
         i
     };
     i = skip(i);
-    // The rest, a block at a time, from a copy padded with zeros into a
-    // local buffer, then exactly the values that fit.
+    // The rest, two blocks at a time, read from the input where its 72
+    // bytes are there, else from a copy padded with zeros, into a local
+    // buffer, then exactly the values, if they fit.
     while i < src.len() {
-        let len = (src.len() - i).min(BLOCK);
-        let mut window = [0u8; READ];
-        let copy = (src.len() - i).min(READ);
-        window[..copy].copy_from_slice(&src[i..i + copy]);
-        let mut values = [0u32; ROOM];
-        let q = window.as_ptr();
-        // SAFETY: `window` is 32 readable bytes (and 40).
-        let v = unsafe { _mm256_loadu_si256(q.cast()) };
-        let leads = lead_mask(v) & (u32::MAX >> (BLOCK - len));
-        // SAFETY: `window` is 40 readable bytes, `values` 32 writable ones.
-        let n = unsafe { block_to_utf32(q, v, leads, values.as_mut_ptr()) };
+        let left = src.len() - i;
+        let take = left.min(2 * BLOCK);
+        let mut window = Aligned([0u8; BLOCK + READ]);
+        let q = if left >= BLOCK + READ {
+            // SAFETY: `i < src.len()`; 72 bytes from there are readable.
+            unsafe { p.add(i) }
+        } else {
+            // SAFETY: `left < 72` bytes from `p + i` to `window`.
+            unsafe { copy_bytes(p.add(i), window.0.as_mut_ptr(), left) };
+            window.0.as_ptr()
+        };
+        let mut values = [0u32; 2 * ROOM];
+        let out = values.as_mut_ptr();
+        // SAFETY: 72 bytes at `q` are readable (40 from each block); the
+        // first block writes at most 32 values at `out`, the second at
+        // most 32 after the first's (at most 32) values.
+        let n = unsafe {
+            let v = _mm256_loadu_si256(q.cast());
+            let cut = |len: usize| u32::MAX >> (BLOCK - len);
+            let n = block_to_utf32(q, v, lead_mask(v) & cut(take.min(BLOCK)), out);
+            if take > BLOCK {
+                let w = _mm256_loadu_si256(q.add(BLOCK).cast());
+                n + block_to_utf32(
+                    q.add(BLOCK),
+                    w,
+                    lead_mask(w) & cut(take - BLOCK),
+                    out.add(n),
+                )
+            } else {
+                n
+            }
+        };
         if n > cap - o {
             break;
         }
-        // SAFETY: `n <= cap - o` values to `dst + o`.
-        unsafe { core::ptr::copy_nonoverlapping(values.as_ptr(), dst.add(o), n) };
+        // SAFETY: `n <= cap - o` values to `dst + o`, `n <= 64` from
+        // `values`.
+        unsafe { copy_values(values.as_ptr(), dst.add(o), n) };
         o += n;
-        i = skip(i + len);
+        i = skip(i + take);
     }
     Progress {
         read: i,
         written: o,
     }
+}
+
+/// Copies `n < 72` bytes from `src` to `dst` in overlapping pieces.
+///
+/// # Safety
+///
+/// * `src` is valid for reads and `dst` for writes of `n < 72` bytes.
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn copy_bytes(src: *const u8, dst: *mut u8, n: usize) {
+    // SAFETY: every read and write (of every branch) is inside the `n`
+    // bytes at `src` and `dst`.
+    unsafe {
+        if n >= 32 {
+            let a = _mm256_loadu_si256(src.cast());
+            let b = _mm256_loadu_si256(src.add(n - 32).cast());
+            if n > 64 {
+                _mm256_storeu_si256(dst.add(32).cast(), _mm256_loadu_si256(src.add(32).cast()));
+            }
+            _mm256_storeu_si256(dst.cast(), a);
+            _mm256_storeu_si256(dst.add(n - 32).cast(), b);
+        } else if n >= 16 {
+            let a = _mm_loadu_si128(src.cast());
+            let b = _mm_loadu_si128(src.add(n - 16).cast());
+            _mm_storeu_si128(dst.cast(), a);
+            _mm_storeu_si128(dst.add(n - 16).cast(), b);
+        } else if n >= 8 {
+            let a = src.cast::<u64>().read_unaligned();
+            let b = src.add(n - 8).cast::<u64>().read_unaligned();
+            dst.cast::<u64>().write_unaligned(a);
+            dst.add(n - 8).cast::<u64>().write_unaligned(b);
+        } else if n >= 4 {
+            let a = src.cast::<u32>().read_unaligned();
+            let b = src.add(n - 4).cast::<u32>().read_unaligned();
+            dst.cast::<u32>().write_unaligned(a);
+            dst.add(n - 4).cast::<u32>().write_unaligned(b);
+        } else {
+            for k in 0..n {
+                dst.add(k).write(src.add(k).read());
+            }
+        }
+    }
+}
+
+/// Copies `n <= 64` values from `src` to `dst` in overlapping pieces.
+///
+/// # Safety
+///
+/// * `src` is valid for reads and `dst` for writes of `n <= 64` values.
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn copy_values(src: *const u32, dst: *mut u32, n: usize) {
+    // SAFETY: every read and write (of every branch) is inside the `n`
+    // values at `src` and `dst`.
+    unsafe {
+        if n >= 8 {
+            let last = _mm256_loadu_si256(src.add(n - 8).cast());
+            let mut k = 0;
+            while k + 8 < n {
+                _mm256_storeu_si256(dst.add(k).cast(), _mm256_loadu_si256(src.add(k).cast()));
+                k += 8;
+            }
+            _mm256_storeu_si256(dst.add(n - 8).cast(), last);
+        } else if n >= 4 {
+            let a = _mm_loadu_si128(src.cast());
+            let b = _mm_loadu_si128(src.add(n - 4).cast());
+            _mm_storeu_si128(dst.cast(), a);
+            _mm_storeu_si128(dst.add(n - 4).cast(), b);
+        } else {
+            for k in 0..n {
+                dst.add(k).write(src.add(k).read());
+            }
+        }
+    }
+}
+
+/// Inputs (and rooms, in values) of at least this many bytes (values),
+/// whose output will not stay in the caches, convert their leading ASCII
+/// with aligned non-temporal stores ([`ascii_stream_to_utf32`],
+/// [`ascii_stream_from_utf32`]).
+const STREAM_MIN: usize = 8 << 20;
+
+/// Widens the ASCII prefix of `src` to values at `dst` with non-temporal
+/// stores of whole cache lines, 64 bytes (256 bytes of output) a step from
+/// the output's first 64-byte boundary on (the 32 values before it by
+/// ordinary stores); returns how many it converted, as `(read, written)`
+/// (`(0, 0)` if the first 32 bytes are not all ASCII or do not fit).
+///
+/// Non-temporal stores write each line to memory without first reading it
+/// into the cache (as an ordinary store that misses must): an output of
+/// values that does not stay in cache costs 4 bytes of traffic per input
+/// byte instead of 8.
+///
+/// # Safety
+///
+/// * The CPU supports the enabled features.
+/// * `dst` is valid for writes of `cap` values.
+#[target_feature(enable = "avx2")]
+#[inline(never)]
+unsafe fn ascii_stream_to_utf32(src: &[u8], dst: *mut u32, cap: usize) -> (usize, usize) {
+    let len = src.len();
+    let p = src.as_ptr();
+    if len.min(cap) < BLOCK {
+        return (0, 0);
+    }
+    // SAFETY: 32 bytes at `p` are readable, 32 values at `dst` writable.
+    unsafe {
+        let v = _mm256_loadu_si256(p.cast());
+        if _mm256_movemask_epi8(v) != 0 {
+            return (0, 0);
+        }
+        widen_ascii(v, dst);
+    }
+    // The output's first 64-byte boundary after the values stored (a `u32`
+    // pointer is 4-byte aligned).
+    let mut i = 16 - (dst as usize) % 64 / 4;
+    while len - i >= 2 * BLOCK && cap - i >= 2 * BLOCK {
+        // SAFETY: bytes `i..i + 64` are readable, values `i..i + 64`
+        // writable; `dst + i` is 64-byte aligned (it is after the head, and
+        // each step moves 256 bytes), as `vmovntdq` needs 32.
+        unsafe {
+            let a = _mm256_loadu_si256(p.add(i).cast());
+            let b = _mm256_loadu_si256(p.add(i + BLOCK).cast());
+            if _mm256_movemask_epi8(_mm256_or_si256(a, b)) != 0 {
+                break;
+            }
+            let out = dst.add(i);
+            for (k, v) in [a, b].into_iter().enumerate() {
+                let lo = _mm256_castsi256_si128(v);
+                let hi = _mm256_extracti128_si256::<1>(v);
+                let o = out.add(BLOCK * k).cast::<__m256i>();
+                _mm256_stream_si256(o, _mm256_cvtepu8_epi32(lo));
+                _mm256_stream_si256(o.add(1), _mm256_cvtepu8_epi32(_mm_srli_si128::<8>(lo)));
+                _mm256_stream_si256(o.add(2), _mm256_cvtepu8_epi32(hi));
+                _mm256_stream_si256(o.add(3), _mm256_cvtepu8_epi32(_mm_srli_si128::<8>(hi)));
+            }
+        }
+        i += 2 * BLOCK;
+    }
+    // Order the non-temporal stores before any later store and the
+    // caller's reads of the output.
+    _mm_sfence();
+    (i, i)
+}
+
+/// Narrows the ASCII prefix of `src` to bytes at `dst` with non-temporal
+/// stores of whole cache lines, 64 values a step from the output's first
+/// 64-byte boundary on (the 64 bytes before it by ordinary stores);
+/// returns how many values it converted (0 if the first 64 are not all
+/// ASCII or do not fit).
+///
+/// # Safety
+///
+/// * The CPU supports the enabled features.
+/// * `dst` is valid for writes of `cap` bytes.
+#[target_feature(enable = "avx2")]
+#[inline(never)]
+unsafe fn ascii_stream_from_utf32(src: &[u32], dst: *mut u8, cap: usize) -> usize {
+    let len = src.len();
+    let p = src.as_ptr();
+    let not_ascii = _mm256_set1_epi32(!0x7F);
+    // The 64 ASCII values at `q` as 64 bytes, or `None`.
+    // SAFETY (of the closure's callers): 64 values at `q` are readable.
+    let narrow64 = |q: *const u32| -> Option<(__m256i, __m256i)> {
+        // SAFETY: the callers' promise.
+        let w =
+            unsafe { [0, 1, 2, 3, 4, 5, 6, 7].map(|k| _mm256_loadu_si256(q.add(8 * k).cast())) };
+        let any = _mm256_or_si256(
+            _mm256_or_si256(_mm256_or_si256(w[0], w[1]), _mm256_or_si256(w[2], w[3])),
+            _mm256_or_si256(_mm256_or_si256(w[4], w[5]), _mm256_or_si256(w[6], w[7])),
+        );
+        if _mm256_testz_si256(any, not_ascii) == 0 {
+            return None;
+        }
+        let order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+        let bytes = |a, b, c, d| {
+            _mm256_permutevar8x32_epi32(
+                _mm256_packus_epi16(_mm256_packus_epi32(a, b), _mm256_packus_epi32(c, d)),
+                order,
+            )
+        };
+        Some((bytes(w[0], w[1], w[2], w[3]), bytes(w[4], w[5], w[6], w[7])))
+    };
+    if len.min(cap) < 64 {
+        return 0;
+    }
+    // SAFETY: 64 values at `p` are readable.
+    let Some((a, b)) = narrow64(p) else {
+        return 0;
+    };
+    // SAFETY: 64 bytes at `dst` are writable.
+    unsafe {
+        _mm256_storeu_si256(dst.cast(), a);
+        _mm256_storeu_si256(dst.add(32).cast(), b);
+    }
+    // The output's first 64-byte boundary after the bytes stored.
+    let mut i = 64 - (dst as usize) % 64;
+    while len - i >= 64 && cap - i >= 64 {
+        // SAFETY: values `i..i + 64` are readable.
+        let Some((a, b)) = narrow64(unsafe { p.add(i) }) else {
+            break;
+        };
+        // SAFETY: bytes `i..i + 64` are writable, and `dst + i` is 64-byte
+        // aligned (it is after the head, and each step moves 64), as
+        // `vmovntdq` needs 32.
+        unsafe {
+            _mm256_stream_si256(dst.add(i).cast(), a);
+            _mm256_stream_si256(dst.add(i + 32).cast(), b);
+        }
+        i += 64;
+    }
+    // Order the non-temporal stores before any later store and the
+    // caller's reads of the output.
+    _mm_sfence();
+    i
 }
 
 /// Widens the 32 ASCII bytes `v` to 32 values at `out`.
@@ -411,6 +683,11 @@ const ROOM32: usize = 64;
 /// values after the step make at least 12 bytes, written over them. Nearer
 /// the end a step packs its output in a local buffer and copies exactly it.
 const TAIL32: usize = STEP32 + 12;
+
+/// Values left after the UTF-32 → UTF-8 steps from which a masked step
+/// converts them (fewer are left to the scalar kernel: at about 35
+/// instructions a value it is cheaper than a step's 110 up to 3 values).
+const TAIL32_MIN: usize = 4;
 
 /// `pshufb` indices packing 8 16-bit lanes that hold 1 or 2 bytes of UTF-8
 /// each (from the lane's low byte on) to the start; bit `k` of the index
@@ -763,11 +1040,16 @@ pub(crate) unsafe fn utf32_to_utf8<const LOSSY: bool>(
     let mut i = 0;
     let mut o = 0;
     let p = src.as_ptr();
+    if src.len() >= STREAM_MIN && cap >= STREAM_MIN {
+        // SAFETY: the caller's contract.
+        i = unsafe { ascii_stream_from_utf32(src, dst, cap) };
+        o = i;
+    }
     let not_ascii = _mm256_set1_epi32(!0x7F);
     // Invariants: `i <= src.len()`, `o <= cap`.
-    'steps: while src.len() - i >= STEP32 {
+    while src.len() - i >= STEP32 {
         // SAFETY: values `i..i + 16` are readable.
-        let (mut a, mut b) = unsafe {
+        let (a, b) = unsafe {
             (
                 _mm256_loadu_si256(p.add(i).cast()),
                 _mm256_loadu_si256(p.add(i + 8).cast()),
@@ -811,61 +1093,118 @@ pub(crate) unsafe fn utf32_to_utf8<const LOSSY: bool>(
         let whole = src.len() - i >= TAIL32 && cap - o >= ROOM32;
         let mut buf = [0u8; ROOM32];
         let w = if whole { out } else { buf.as_mut_ptr() };
-        let n = 'step: {
-            if _mm256_testz_si256(any, _mm256_set1_epi32(!0x7FF)) != 0 {
-                // SAFETY: `ROOM32` bytes at `w` are writable.
-                break 'step unsafe { encode16_short(narrow16(a, b), w) };
-            }
-            if _mm256_testz_si256(any, _mm256_set1_epi32(!0xFFFF)) != 0 {
-                let u = narrow16(a, b);
-                let surrogates = _mm256_cmpeq_epi16(
-                    _mm256_and_si256(u, _mm256_set1_epi16(0xF800u16 as i16)),
-                    _mm256_set1_epi16(0xD800u16 as i16),
-                );
-                if _mm256_testz_si256(surrogates, surrogates) != 0 {
-                    // SAFETY: `ROOM32` bytes at `w` are writable.
-                    break 'step unsafe { encode16_bmp(u, w) };
-                }
-            }
-            let (ok_a, ok_b) = (scalar_values(a), scalar_values(b));
-            if _mm256_movemask_epi8(_mm256_and_si256(ok_a, ok_b)) != -1 {
-                if !LOSSY {
-                    break 'steps;
-                }
-                let replacement = _mm256_set1_epi32(0xFFFD);
-                a = _mm256_blendv_epi8(replacement, a, ok_a);
-                b = _mm256_blendv_epi8(replacement, b, ok_b);
-            }
-            let four = _mm256_and_si256(supplementary(a), supplementary(b));
-            if _mm256_movemask_epi8(four) == -1 {
-                // SAFETY: 64 bytes at `w` are writable.
-                unsafe {
-                    _mm256_storeu_si256(w.cast(), encode8_four(a));
-                    _mm256_storeu_si256(w.add(32).cast(), encode8_four(b));
-                }
-                64
-            } else {
-                // SAFETY: 32 bytes at `w` and 32 at `w + n` (`n <= 32`):
-                // inside the 64 writable ones.
-                unsafe {
-                    let n = encode8_any(a, w);
-                    n + encode8_any(b, w.add(n))
-                }
-            }
+        // SAFETY: `ROOM32` bytes at `w` are writable.
+        let Some(n) = (unsafe { encode_step::<LOSSY>(a, b, any, w) }) else {
+            break;
         };
         if !whole {
             if n > cap - o {
                 break;
             }
             // SAFETY: `n <= cap - o` bytes from `buf` (`n <= 64`).
-            unsafe { core::ptr::copy_nonoverlapping(buf.as_ptr(), out, n) };
+            unsafe { copy_bytes(buf.as_ptr(), out, n) };
         }
         i += STEP32;
         o += n;
     }
+    let r = src.len() - i;
+    if (TAIL32_MIN..STEP32).contains(&r) {
+        // The last 4..=15 values (the steps ran out of input), loaded with
+        // masks into a step whose other lanes are 0, each of which makes
+        // one byte 0 at the end of the step's output. (Fewer values cost
+        // the scalar kernel less than a step.)
+        let lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+        let first = _mm256_cmpgt_epi32(_mm256_set1_epi32(r as i32), lane);
+        let second = _mm256_cmpgt_epi32(_mm256_set1_epi32(r as i32 - 8), lane);
+        // SAFETY: the masks enable values `i..len` only (masked-off lanes
+        // are not read, cannot fault, and load 0); the second register is
+        // loaded only if some of its values are there.
+        let (a, b) = unsafe {
+            let a = _mm256_maskload_epi32(p.add(i).cast(), first);
+            let b = if r > 8 {
+                _mm256_maskload_epi32(p.add(i + 8).cast(), second)
+            } else {
+                _mm256_setzero_si256()
+            };
+            (a, b)
+        };
+        let mut buf = [0u8; ROOM32];
+        // SAFETY: `ROOM32` bytes at `buf` are writable.
+        if let Some(n) =
+            unsafe { encode_step::<LOSSY>(a, b, _mm256_or_si256(a, b), buf.as_mut_ptr()) }
+        {
+            let n = n - (STEP32 - r);
+            if n <= cap - o {
+                // SAFETY: `n <= cap - o` bytes from `buf` (`n < 64`) to
+                // `dst + o`.
+                unsafe { copy_bytes(buf.as_ptr(), dst.add(o), n) };
+                i += r;
+                o += n;
+            }
+        }
+    }
     Progress {
         read: i,
         written: o,
+    }
+}
+
+/// Encodes the 16 values of `a` and `b` (`any`, their OR) as UTF-8 at `w`
+/// (whole registers); returns the bytes of the output, or `None` without
+/// `LOSSY` if a value is not a scalar value (with `LOSSY` those become
+/// U+FFFD).
+///
+/// # Safety
+///
+/// * The CPU supports the enabled features.
+/// * [`ROOM32`] bytes at `w` are writable.
+#[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
+#[inline]
+unsafe fn encode_step<const LOSSY: bool>(
+    mut a: __m256i,
+    mut b: __m256i,
+    any: __m256i,
+    w: *mut u8,
+) -> Option<usize> {
+    if _mm256_testz_si256(any, _mm256_set1_epi32(!0x7FF)) != 0 {
+        // SAFETY: `ROOM32` bytes at `w` are writable.
+        return Some(unsafe { encode16_short(narrow16(a, b), w) });
+    }
+    if _mm256_testz_si256(any, _mm256_set1_epi32(!0xFFFF)) != 0 {
+        let u = narrow16(a, b);
+        let surrogates = _mm256_cmpeq_epi16(
+            _mm256_and_si256(u, _mm256_set1_epi16(0xF800u16 as i16)),
+            _mm256_set1_epi16(0xD800u16 as i16),
+        );
+        if _mm256_testz_si256(surrogates, surrogates) != 0 {
+            // SAFETY: `ROOM32` bytes at `w` are writable.
+            return Some(unsafe { encode16_bmp(u, w) });
+        }
+    }
+    let (ok_a, ok_b) = (scalar_values(a), scalar_values(b));
+    if _mm256_movemask_epi8(_mm256_and_si256(ok_a, ok_b)) != -1 {
+        if !LOSSY {
+            return None;
+        }
+        let replacement = _mm256_set1_epi32(0xFFFD);
+        a = _mm256_blendv_epi8(replacement, a, ok_a);
+        b = _mm256_blendv_epi8(replacement, b, ok_b);
+    }
+    let four = _mm256_and_si256(supplementary(a), supplementary(b));
+    if _mm256_movemask_epi8(four) == -1 {
+        // SAFETY: 64 bytes at `w` are writable.
+        unsafe {
+            _mm256_storeu_si256(w.cast(), encode8_four(a));
+            _mm256_storeu_si256(w.add(32).cast(), encode8_four(b));
+        }
+        Some(64)
+    } else {
+        // SAFETY: 32 bytes at `w` and 32 at `w + n` (`n <= 32`): inside
+        // the 64 writable ones.
+        unsafe {
+            let n = encode8_any(a, w);
+            Some(n + encode8_any(b, w.add(n)))
+        }
     }
 }
 
@@ -896,8 +1235,11 @@ const LEN_ROUND: usize = 8192;
 /// # Safety
 ///
 /// The CPU supports the enabled features.
-#[target_feature(enable = "avx2")]
+#[target_feature(enable = "avx2,popcnt")]
 pub(crate) unsafe fn utf8_len_from_utf32(units: &[u32]) -> (usize, &[u32]) {
+    if (8..=SHORT_LEN).contains(&units.len()) {
+        return (utf8_len_short(units), &[]);
+    }
     let (whole, rest) = units.split_at(units.len() / LEN_STEP * LEN_STEP);
     let mut len = 0;
     for round in whole.chunks(LEN_STEP * LEN_ROUND) {
@@ -941,14 +1283,69 @@ pub(crate) unsafe fn utf8_len_from_utf32(units: &[u32]) -> (usize, &[u32]) {
     (len, rest)
 }
 
-/// The negated sum of the (non-positive) `i32` lanes of `v`.
+/// Values up to which [`utf8_len_from_utf32`] counts with
+/// [`utf8_len_short`] (in-process A/B on Zen 3 against the packed count
+/// with a scalar rest: 16 values 1.16–1.20, 24 values 1.42, but 32
+/// values 0.94–1.00 and 64 values 0.72–0.74).
+const SHORT_LEN: usize = 31;
+
+/// The UTF-8 length of 8..=[`SHORT_LEN`] `units` (each invalid value
+/// counted 3), without the packed counters' setup and reduction: 3 a
+/// value, less one per value up to `7F` and one per value up to `7FF`,
+/// plus one per supplementary value, counted by `movmskps` and `popcnt` of
+/// 8 values at a time, the last 8 overlapping (their masks shifted past
+/// the values counted already).
+#[target_feature(enable = "avx2,popcnt")]
+#[inline]
+fn utf8_len_short(units: &[u32]) -> usize {
+    let n = units.len();
+    let p = units.as_ptr();
+    // (Number of values up to 7F, up to 7FF, and supplementary) among the
+    // 8 at `q`, as lane masks.
+    let masks = |q: *const u32| {
+        // SAFETY: (the callers') 8 readable values at `q`.
+        let v = unsafe { _mm256_loadu_si256(q.cast()) };
+        let upto = |max: i32| {
+            _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(
+                _mm256_min_epu32(v, _mm256_set1_epi32(max)),
+                v,
+            ))) as u32
+        };
+        let t = _mm256_sub_epi32(v, _mm256_set1_epi32(0x1_0000));
+        let four = _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(
+            _mm256_min_epu32(t, _mm256_set1_epi32(0xF_FFFF)),
+            t,
+        ))) as u32;
+        (upto(0x7F), upto(0x7FF), four)
+    };
+    let count = |(a, b, c): (u32, u32, u32)| {
+        c.count_ones() as isize - a.count_ones() as isize - b.count_ones() as isize
+    };
+    let mut len = 3 * n as isize;
+    let mut k = 0;
+    while n - k >= 8 {
+        // `k + 8 <= n`.
+        len += count(masks(p.wrapping_add(k)));
+        k += 8;
+    }
+    if k < n {
+        // The last 8 values, of which the first `8 - (n - k)` were counted.
+        let (a, b, c) = masks(p.wrapping_add(n - 8));
+        let s = 8 - (n - k);
+        len += count((a >> s, b >> s, c >> s));
+    }
+    len as usize
+}
+
+/// The negated sum of the (non-positive) `i32` lanes of `v`, in registers
+/// (the sums of a round, at most 3 × 131072, fit an `i32`).
 #[target_feature(enable = "avx2")]
 #[inline]
 fn sum_lanes(v: __m256i) -> usize {
-    let mut lanes = [0i32; 8];
-    // SAFETY: `lanes` is 32 writable bytes.
-    unsafe { _mm256_storeu_si256(lanes.as_mut_ptr().cast(), v) };
-    lanes.iter().map(|&x| x.unsigned_abs() as usize).sum()
+    let s = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256::<1>(v));
+    let s = _mm_add_epi32(s, _mm_unpackhi_epi64(s, s));
+    let s = _mm_add_epi32(s, _mm_shuffle_epi32::<1>(s));
+    _mm_cvtsi128_si32(s).unsigned_abs() as usize
 }
 
 /// The UTF-8 length of `units` (a multiple of 8 values, each invalid one
@@ -1016,8 +1413,12 @@ mod tests {
         if (LOSSY || values.iter().all(|&v| char::from_u32(v).is_some())) && want.len() <= cap {
             out[p.written..want.len()].copy_from_slice(&want[p.written..]);
             assert!(out[want.len()..].iter().all(|&b| b == 0xA5), "{values:X?}");
-            // Stopped only for want of a whole step of input.
-            assert!(values.len() - p.read < STEP32, "{values:X?} {p:?}");
+            // Converted all of it, or left fewer values than a masked
+            // step takes.
+            assert!(
+                p.read == values.len() || values.len() - p.read < TAIL32_MIN,
+                "{values:X?} {p:?}"
+            );
         } else {
             assert!(p.written <= cap);
             assert!(out[cap..].iter().all(|&b| b == 0xA5), "{values:X?}");
@@ -1105,6 +1506,10 @@ mod tests {
                     let n = text.chars().count();
                     decode(&text, n);
                     decode(&text, n + 7);
+                    // Short room: the tail stops before the values that
+                    // do not fit, and writes nothing past the room.
+                    decode(&text, n.saturating_sub(1));
+                    decode(&text, n.saturating_sub(9));
                 }
             }
         }
@@ -1171,7 +1576,15 @@ mod tests {
                         let want: usize = values.iter().map(|&v| len1(v)).sum();
                         // SAFETY: the features were checked.
                         let (len, rest) = unsafe { utf8_len_from_utf32(&values) };
-                        assert!(rest.len() < LEN_STEP && n - rest.len() == n / LEN_STEP * LEN_STEP);
+                        // 8..=31 values are counted whole, without the
+                        // packed counters; otherwise whole steps.
+                        if (8..=SHORT_LEN).contains(&n) {
+                            assert!(rest.is_empty());
+                        } else {
+                            assert!(
+                                rest.len() < LEN_STEP && n - rest.len() == n / LEN_STEP * LEN_STEP
+                            );
+                        }
                         let rest: usize = rest.iter().map(|&v| len1(v)).sum();
                         assert_eq!(len + rest, want, "{values:X?}");
                     }
@@ -1312,6 +1725,55 @@ mod tests {
         }
     }
 
+    /// Every length 0..=130 (the steps and the masked last step of 1..=15
+    /// values, or a whole input shorter than 16), every kind of value
+    /// (invalid ones included) at every position, strict and lossy, with
+    /// exact room, more, and one byte less.
+    #[test]
+    fn utf32_every_value_kind_at_every_position_to_130() {
+        if !available() {
+            return;
+        }
+        let kinds = [
+            0x00,
+            0x41,
+            0xE9,
+            0x7FF,
+            0x800,
+            0xFFFD,
+            0x1_0000,
+            0x10_FFFF,
+            0xD800,
+            0xDFFF,
+            0x11_0000,
+            u32::MAX,
+        ];
+        for len in 0..=130usize {
+            for fill in [0x61, 0x4E2D, 0x1F642] {
+                for at in 0..len.max(1) {
+                    for kind in kinds {
+                        let mut values = vec![fill; len];
+                        if len > 0 {
+                            values[at] = kind;
+                        }
+                        let need: usize = values
+                            .iter()
+                            .map(|&v| char::from_u32(v).map_or(3, char::len_utf8))
+                            .sum();
+                        let p = encode::<false>(&values, need);
+                        if char::from_u32(kind).is_none() && len > 0 {
+                            assert!(p.read <= at, "{values:X?}");
+                        }
+                        encode::<true>(&values, need);
+                        encode::<true>(&values, need + 9);
+                        encode::<false>(&values, need.saturating_sub(1));
+                        encode::<true>(&values, need.saturating_sub(1));
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn pack_tables_match_their_lengths() {
         for index in 0..256u32 {
@@ -1327,6 +1789,101 @@ mod tests {
                     used(&PACK123.0[index as usize]),
                     12 - index.count_ones() as usize
                 );
+            }
+        }
+    }
+
+    /// The streaming ASCII prefixes at every output offset in a cache line
+    /// (values: every 4 bytes), with the first non-ASCII unit at several
+    /// places, exact room and one less, and guards on both sides: what they
+    /// report is converted, nothing lands outside the output of the ASCII
+    /// before the first non-ASCII unit, and only whole 64-byte aligned
+    /// steps follow the head.
+    #[test]
+    fn ascii_streams_at_every_alignment() {
+        if !available() {
+            return;
+        }
+        for len in [
+            0usize, 31, 32, 33, 63, 64, 65, 100, 127, 128, 129, 300, 1000,
+        ] {
+            for bad in [
+                None,
+                Some(0),
+                Some(31),
+                Some(32),
+                Some(47),
+                Some(64),
+                Some(200),
+            ] {
+                let bytes: Vec<u8> = (0..len)
+                    .map(|k| {
+                        if Some(k) == bad {
+                            0xC3
+                        } else {
+                            (k * 7 % 128) as u8
+                        }
+                    })
+                    .collect();
+                let ascii = bad.map_or(len, |b| b.min(len));
+                for shift in 0..16 {
+                    for short in [0, 1] {
+                        let cap = len.saturating_sub(short);
+                        let mut buf = vec![0xA5A5_A5A5u32; len + 48];
+                        let base = buf.as_ptr() as usize;
+                        let at = (shift + 16 - base % 64 / 4) % 16;
+                        // SAFETY: the features were checked; `cap` values
+                        // at `buf + at` are writable.
+                        let (r, w) =
+                            unsafe { ascii_stream_to_utf32(&bytes, buf.as_mut_ptr().add(at), cap) };
+                        assert_eq!(r, w);
+                        assert!(r <= ascii && r <= cap, "{len} {bad:?} {shift}");
+                        if r > 0 {
+                            assert!((base + 4 * (at + r)).is_multiple_of(64));
+                            assert!(ascii - r < 64 || cap - r < 64, "{len} {bad:?} {shift}");
+                        }
+                        // Written: a prefix of the ASCII bytes' values, at
+                        // least `r` long, at most 32 (the head) if longer.
+                        let end = at + r.max(if r > 0 { 32 } else { 0 });
+                        for (k, &v) in buf.iter().enumerate() {
+                            if k >= at && k < end {
+                                assert_eq!(v, u32::from(bytes[k - at]), "{len} {bad:?} {shift}");
+                            } else {
+                                assert_eq!(v, 0xA5A5_A5A5, "{len} {bad:?} {shift} at {k}");
+                            }
+                        }
+                    }
+                }
+                let units: Vec<u32> = bytes
+                    .iter()
+                    .map(|&b| if b >= 0x80 { 0x1F600 } else { u32::from(b) })
+                    .collect();
+                for shift in 0..64 {
+                    for short in [0, 1] {
+                        let cap = len.saturating_sub(short);
+                        let mut buf = vec![0xA5u8; len + 192];
+                        let base = buf.as_ptr() as usize;
+                        let at = (shift + 64 - base % 64) % 64;
+                        // SAFETY: the features were checked; `cap` bytes
+                        // at `buf + at` are writable.
+                        let r = unsafe {
+                            ascii_stream_from_utf32(&units, buf.as_mut_ptr().add(at), cap)
+                        };
+                        assert!(r <= ascii && r <= cap, "{len} {bad:?} {shift}");
+                        if r > 0 {
+                            assert!((base + at + r).is_multiple_of(64));
+                            assert!(ascii - r < 64 || cap - r < 64, "{len} {bad:?} {shift}");
+                        }
+                        let end = at + r.max(if r > 0 { 64 } else { 0 });
+                        for (k, &v) in buf.iter().enumerate() {
+                            if k >= at && k < end {
+                                assert_eq!(v, bytes[k - at], "{len} {bad:?} {shift}");
+                            } else {
+                                assert_eq!(v, 0xA5, "{len} {bad:?} {shift} at {k}");
+                            }
+                        }
+                    }
+                }
             }
         }
     }
