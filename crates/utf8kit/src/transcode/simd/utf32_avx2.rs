@@ -66,8 +66,9 @@
 //! exactly its output if it fits. The last 4..=15 values (or a whole input
 //! of 4..=15) are one more such step, loaded with masks (`vpmaskmovd`
 //! loads; the lanes past the input load 0, whose one byte each is dropped
-//! from the end of the output); up to 3 are left to the scalar kernel,
-//! which costs less than a step for them.
+//! from the end of the output; [`utf32_to_utf8_last`], out of line); up
+//! to 3 are left to the scalar kernel, which costs less than a step for
+//! them (about 35 instructions a value against 110 for the step).
 //!
 //! # UTF-8 length of UTF-32
 //!
@@ -107,6 +108,12 @@
 //!   LLVM rebuilt those that overlap the block's load from 8-byte
 //!   general-register loads; `vbroadcasti128` by `asm!` took Chinese from
 //!   1.00 to 1.07.
+//! * The masked last step of UTF-32 → UTF-8 as the loop's last iteration
+//!   (a flag tested in every step): 0.83–0.99× the loop without it on
+//!   1 MiB of lipsum text (in-process A/B); the step as a function called
+//!   from the loop and from the last step: LLVM kept it out of line, a call
+//!   per step, 0.68–0.92×. The step is a macro ([`encode_step`]) written in
+//!   line in both, and the last step a function of its own.
 //! * For mixed text past the caches (UTF-8 → UTF-32 of 64 MiB), the blocks
 //!   storing into an L1 buffer whose whole cache lines went to the output
 //!   by aligned non-temporal stores every 2 KiB (so no line of the output
@@ -1047,9 +1054,9 @@ pub(crate) unsafe fn utf32_to_utf8<const LOSSY: bool>(
     }
     let not_ascii = _mm256_set1_epi32(!0x7F);
     // Invariants: `i <= src.len()`, `o <= cap`.
-    while src.len() - i >= STEP32 {
+    'steps: while src.len() - i >= STEP32 {
         // SAFETY: values `i..i + 16` are readable.
-        let (a, b) = unsafe {
+        let (mut a, mut b) = unsafe {
             (
                 _mm256_loadu_si256(p.add(i).cast()),
                 _mm256_loadu_si256(p.add(i + 8).cast()),
@@ -1094,8 +1101,8 @@ pub(crate) unsafe fn utf32_to_utf8<const LOSSY: bool>(
         let mut buf = [0u8; ROOM32];
         let w = if whole { out } else { buf.as_mut_ptr() };
         // SAFETY: `ROOM32` bytes at `w` are writable.
-        let Some(n) = (unsafe { encode_step::<LOSSY>(a, b, any, w) }) else {
-            break;
+        let Some(n) = (unsafe { encode_step!(a, b, any, w, LOSSY) }) else {
+            break 'steps;
         };
         if !whole {
             if n > cap - o {
@@ -1109,38 +1116,11 @@ pub(crate) unsafe fn utf32_to_utf8<const LOSSY: bool>(
     }
     let r = src.len() - i;
     if (TAIL32_MIN..STEP32).contains(&r) {
-        // The last 4..=15 values (the steps ran out of input), loaded with
-        // masks into a step whose other lanes are 0, each of which makes
-        // one byte 0 at the end of the step's output. (Fewer values cost
-        // the scalar kernel less than a step.)
-        let lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-        let first = _mm256_cmpgt_epi32(_mm256_set1_epi32(r as i32), lane);
-        let second = _mm256_cmpgt_epi32(_mm256_set1_epi32(r as i32 - 8), lane);
-        // SAFETY: the masks enable values `i..len` only (masked-off lanes
-        // are not read, cannot fault, and load 0); the second register is
-        // loaded only if some of its values are there.
-        let (a, b) = unsafe {
-            let a = _mm256_maskload_epi32(p.add(i).cast(), first);
-            let b = if r > 8 {
-                _mm256_maskload_epi32(p.add(i + 8).cast(), second)
-            } else {
-                _mm256_setzero_si256()
-            };
-            (a, b)
-        };
-        let mut buf = [0u8; ROOM32];
-        // SAFETY: `ROOM32` bytes at `buf` are writable.
-        if let Some(n) =
-            unsafe { encode_step::<LOSSY>(a, b, _mm256_or_si256(a, b), buf.as_mut_ptr()) }
-        {
-            let n = n - (STEP32 - r);
-            if n <= cap - o {
-                // SAFETY: `n <= cap - o` bytes from `buf` (`n < 64`) to
-                // `dst + o`.
-                unsafe { copy_bytes(buf.as_ptr(), dst.add(o), n) };
-                i += r;
-                o += n;
-            }
+        // SAFETY: values `i..len` are readable, `cap - o` bytes at `dst +
+        // o` writable.
+        if let Some(n) = unsafe { utf32_to_utf8_last::<LOSSY>(p.add(i), r, dst.add(o), cap - o) } {
+            i += r;
+            o += n;
         }
     }
     Progress {
@@ -1149,63 +1129,102 @@ pub(crate) unsafe fn utf32_to_utf8<const LOSSY: bool>(
     }
 }
 
-/// Encodes the 16 values of `a` and `b` (`any`, their OR) as UTF-8 at `w`
-/// (whole registers); returns the bytes of the output, or `None` without
-/// `LOSSY` if a value is not a scalar value (with `LOSSY` those become
-/// U+FFFD).
+/// Encodes the 16 values of the registers `$a` and `$b` (`$any`, their
+/// OR) as UTF-8 at `$w` (whole registers, [`ROOM32`] bytes writable there):
+/// `Some` of the bytes of the output, or `None` unless `$lossy` if a value
+/// is not a scalar value (with `$lossy` those become U+FFFD in `$a` and
+/// `$b`). A macro, so that the steps of the loop and of
+/// [`utf32_to_utf8_last`] are each written in line (as a function called
+/// from both, LLVM kept it out of line: 0.7–0.9× on 1 MiB of lipsum text).
+macro_rules! encode_step {
+    ($a:ident, $b:ident, $any:expr, $w:expr, $lossy:expr) => {
+        'step: {
+            let (any, w) = ($any, $w);
+            if _mm256_testz_si256(any, _mm256_set1_epi32(!0x7FF)) != 0 {
+                break 'step Some(encode16_short(narrow16($a, $b), w));
+            }
+            if _mm256_testz_si256(any, _mm256_set1_epi32(!0xFFFF)) != 0 {
+                let u = narrow16($a, $b);
+                let surrogates = _mm256_cmpeq_epi16(
+                    _mm256_and_si256(u, _mm256_set1_epi16(0xF800u16 as i16)),
+                    _mm256_set1_epi16(0xD800u16 as i16),
+                );
+                if _mm256_testz_si256(surrogates, surrogates) != 0 {
+                    break 'step Some(encode16_bmp(u, w));
+                }
+            }
+            let (ok_a, ok_b) = (scalar_values($a), scalar_values($b));
+            if _mm256_movemask_epi8(_mm256_and_si256(ok_a, ok_b)) != -1 {
+                if !$lossy {
+                    break 'step None;
+                }
+                let replacement = _mm256_set1_epi32(0xFFFD);
+                $a = _mm256_blendv_epi8(replacement, $a, ok_a);
+                $b = _mm256_blendv_epi8(replacement, $b, ok_b);
+            }
+            let four = _mm256_and_si256(supplementary($a), supplementary($b));
+            if _mm256_movemask_epi8(four) == -1 {
+                // (64 bytes at `w`.)
+                _mm256_storeu_si256(w.cast(), encode8_four($a));
+                _mm256_storeu_si256(w.add(32).cast(), encode8_four($b));
+                Some(64)
+            } else {
+                // (32 bytes at `w` and 32 at `w + n`, `n <= 32`: inside the
+                // 64.)
+                let n = encode8_any($a, w);
+                Some(n + encode8_any($b, w.add(n)))
+            }
+        }
+    };
+}
+use encode_step;
+
+/// Converts the last `r` values (`TAIL32_MIN <= r < 16`) at `q` to UTF-8 at
+/// `out` as one step loaded with masks (`vpmaskmovd` loads: the lanes past
+/// the input load 0, whose one byte each is dropped from the end of the
+/// output), packed in a local buffer and copied exactly if it fits in
+/// `room` bytes; returns its length, or `None` (nothing written) if it does
+/// not fit or, unless `LOSSY`, a value is not a scalar value. Out of line:
+/// the loop stays as it was without it.
 ///
 /// # Safety
 ///
 /// * The CPU supports the enabled features.
-/// * [`ROOM32`] bytes at `w` are writable.
+/// * `r` values at `q` are readable, `room` bytes at `out` writable;
+///   `r < 16`.
 #[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
-#[inline]
-unsafe fn encode_step<const LOSSY: bool>(
-    mut a: __m256i,
-    mut b: __m256i,
-    any: __m256i,
-    w: *mut u8,
+#[inline(never)]
+unsafe fn utf32_to_utf8_last<const LOSSY: bool>(
+    q: *const u32,
+    r: usize,
+    out: *mut u8,
+    room: usize,
 ) -> Option<usize> {
-    if _mm256_testz_si256(any, _mm256_set1_epi32(!0x7FF)) != 0 {
-        // SAFETY: `ROOM32` bytes at `w` are writable.
-        return Some(unsafe { encode16_short(narrow16(a, b), w) });
+    let lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    let first = _mm256_cmpgt_epi32(_mm256_set1_epi32(r as i32), lane);
+    let second = _mm256_cmpgt_epi32(_mm256_set1_epi32(r as i32 - 8), lane);
+    // SAFETY: the masks enable values `0..r` only (masked-off lanes are
+    // not read, cannot fault, and load 0); the second register is loaded
+    // only if some of its values are there.
+    let (mut a, mut b) = unsafe {
+        let a = _mm256_maskload_epi32(q.cast(), first);
+        let b = if r > 8 {
+            _mm256_maskload_epi32(q.add(8).cast(), second)
+        } else {
+            _mm256_setzero_si256()
+        };
+        (a, b)
+    };
+    let mut buf = [0u8; ROOM32];
+    let w = buf.as_mut_ptr();
+    // SAFETY: `ROOM32` bytes at `w` are writable.
+    let n = unsafe { encode_step!(a, b, _mm256_or_si256(a, b), w, LOSSY) }? - (STEP32 - r);
+    if n > room {
+        return None;
     }
-    if _mm256_testz_si256(any, _mm256_set1_epi32(!0xFFFF)) != 0 {
-        let u = narrow16(a, b);
-        let surrogates = _mm256_cmpeq_epi16(
-            _mm256_and_si256(u, _mm256_set1_epi16(0xF800u16 as i16)),
-            _mm256_set1_epi16(0xD800u16 as i16),
-        );
-        if _mm256_testz_si256(surrogates, surrogates) != 0 {
-            // SAFETY: `ROOM32` bytes at `w` are writable.
-            return Some(unsafe { encode16_bmp(u, w) });
-        }
-    }
-    let (ok_a, ok_b) = (scalar_values(a), scalar_values(b));
-    if _mm256_movemask_epi8(_mm256_and_si256(ok_a, ok_b)) != -1 {
-        if !LOSSY {
-            return None;
-        }
-        let replacement = _mm256_set1_epi32(0xFFFD);
-        a = _mm256_blendv_epi8(replacement, a, ok_a);
-        b = _mm256_blendv_epi8(replacement, b, ok_b);
-    }
-    let four = _mm256_and_si256(supplementary(a), supplementary(b));
-    if _mm256_movemask_epi8(four) == -1 {
-        // SAFETY: 64 bytes at `w` are writable.
-        unsafe {
-            _mm256_storeu_si256(w.cast(), encode8_four(a));
-            _mm256_storeu_si256(w.add(32).cast(), encode8_four(b));
-        }
-        Some(64)
-    } else {
-        // SAFETY: 32 bytes at `w` and 32 at `w + n` (`n <= 32`): inside
-        // the 64 writable ones.
-        unsafe {
-            let n = encode8_any(a, w);
-            Some(n + encode8_any(b, w.add(n)))
-        }
-    }
+    // SAFETY: `n <= room` bytes from `buf` (`n < 64`) to `out`.
+    unsafe { copy_bytes(buf.as_ptr(), out, n) };
+    Some(n)
 }
 
 /// Values per step of [`utf8_len_from_utf32`].
