@@ -407,6 +407,56 @@ fn whole_corpus_files_and_an_error_near_their_end() {
     }
 }
 
+/// Errors past the first chunk (a KiB), around the chunk edges: a SIMD
+/// kernel's check only tells in which chunk it failed, and the exact error
+/// is then found by the kernel's fine check from that chunk's start (or by
+/// the scalar rescan within the last 128 bytes). Lossy decoding and chunk
+/// iteration start with the same check.
+#[test]
+fn an_error_around_every_chunk_edge_past_the_first() {
+    let windows = text_windows(3200);
+    par_for(windows.len() as u32, |w| {
+        let (name, text) = &windows[w as usize];
+        for edge in [1024, 2048, 3072] {
+            for at in edge - 70..(edge + 70).min(text.len()) {
+                let boundary = (0..=at)
+                    .rev()
+                    .find(|&i| text[i] & 0xC0 != 0x80)
+                    .unwrap_or(0);
+                let mut variants = Vec::new();
+                for b in [0x80, 0xC2, 0xFF] {
+                    let mut v = text.clone();
+                    v[at] = b;
+                    variants.push(v);
+                }
+                for bad in [
+                    &b"\xE2\x82"[..],
+                    b"\xED\xA0\x80",
+                    b"\xF0\x9F\x98",
+                    b"\xC0\xAF",
+                ] {
+                    let mut v = text.clone();
+                    v.splice(boundary..boundary, bad.iter().copied());
+                    variants.push(v);
+                }
+                for v in &variants {
+                    check_public(v);
+                    assert_eq!(
+                        utf8kit::decode_lossy(v),
+                        String::from_utf8_lossy(v),
+                        "{name}, error at {at}"
+                    );
+                    let ours: Vec<_> = utf8kit::utf8_chunks(v)
+                        .map(|c| (c.valid(), c.invalid()))
+                        .collect();
+                    let std: Vec<_> = v.utf8_chunks().map(|c| (c.valid(), c.invalid())).collect();
+                    assert_eq!(ours, std, "{name}, error at {at}");
+                }
+            }
+        }
+    });
+}
+
 /// A piece of random input: mostly runs of one character class, so that
 /// the ASCII fast path and the multi-byte paths both get long stretches.
 fn piece() -> impl Strategy<Value = Vec<u8>> {

@@ -142,7 +142,7 @@ impl Kernel {
             return None;
         }
         // SAFETY: the CPU supports the kernel, checked just above.
-        Some(super::result(bytes, unsafe {
+        Some(super::result(self, bytes, unsafe {
             dispatch::first_failure(self, bytes)
         }))
     }

@@ -44,7 +44,7 @@ use crate::error::Utf8Error;
 /// ```
 #[inline]
 pub fn validate(bytes: &[u8]) -> Result<(), Utf8Error> {
-    result(bytes, first_failure(bytes))
+    result(dispatch::detected(), bytes, first_failure(bytes))
 }
 
 /// What a `first_failure` returns when there is no error.
@@ -84,19 +84,56 @@ pub(crate) fn validate_by(kernel: Kernel, bytes: &[u8]) -> Result<(), Utf8Error>
             Kernel::Scalar
         };
         // SAFETY: `kernel` is supported, checked just above.
-        result(bytes, unsafe { dispatch::first_failure(kernel, bytes) })
+        result(kernel, bytes, unsafe {
+            dispatch::first_failure(kernel, bytes)
+        })
     }
 }
 
-/// The result of validating `bytes`, from where its check first failed.
+/// The result of validating `bytes`, from where the check of `kernel`
+/// first failed.
 #[inline(always)]
-fn result(bytes: &[u8], failed_at: usize) -> Result<(), Utf8Error> {
+fn result(kernel: Kernel, bytes: &[u8], failed_at: usize) -> Result<(), Utf8Error> {
     if failed_at == VALID {
         Ok(())
     } else {
-        Err(locate(bytes, failed_at))
+        Err(locate_by(kernel, bytes, failed_at))
     }
 }
+
+/// [`locate`] after a check by `kernel`. A SIMD
+/// kernel's check only says in which chunk (up to a KiB) it failed; the
+/// scalar validator would walk that chunk a byte or a word at a time (under
+/// 1 GB/s on text whose characters have mixed lengths, a microsecond or
+/// two: as long as validating 30 KiB), so the kernel's fine flavour checks
+/// it instead, testing every block and rescanning a few bytes. The scalar
+/// kernel's `failed_at` is the error's own sequence, and a rescan shorter
+/// than [`FINE_LOCATE_MIN`] is quick either way.
+#[cold]
+#[inline(never)]
+fn locate_by(kernel: Kernel, bytes: &[u8], failed_at: usize) -> Utf8Error {
+    let start = rescan_start(bytes, failed_at);
+    let rest = bytes.get(start..).unwrap_or_default();
+    if kernel != Kernel::Scalar && rest.len() >= FINE_LOCATE_MIN && dispatch::is_supported(kernel) {
+        // SAFETY: the CPU supports `kernel`, checked just above.
+        if let Err(e) = unsafe { dispatch::validate_fine(kernel, rest) } {
+            // `bytes[..start]` is valid (see `locate`) and `start` a
+            // character boundary, so the first error of `rest` is the
+            // input's.
+            return e.offset_by(start);
+        }
+        // Unreachable: the first check failed in `rest`; should the two
+        // ever disagree, the scalar rescan below decides.
+        debug_assert!(
+            false,
+            "check failed at {failed_at}, fine check found no error"
+        );
+    }
+    locate(bytes, failed_at)
+}
+
+/// From how many bytes on [`locate_by`] rescans with the fine SIMD check.
+const FINE_LOCATE_MIN: usize = 128;
 
 /// The exact first error of `bytes`, given that the check first failed at
 /// `failed_at`: inside the chunk starting there (SIMD kernels), or at the
@@ -201,7 +238,7 @@ impl Splitter {
             validate(bytes)
         } else {
             // SAFETY: as above.
-            result(bytes, unsafe {
+            result(self.kernel, bytes, unsafe {
                 dispatch::first_failure(self.kernel, bytes)
             })
         };
