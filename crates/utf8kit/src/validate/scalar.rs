@@ -397,25 +397,65 @@ pub(crate) fn validate_near(bytes: &[u8], start: usize) -> Result<(), Utf8Error>
     }
 }
 
-/// The loop of [`validate_near`], inline (the SIMD lossy loop resolves its
-/// errors with it without leaving the kernel): the first invalid sequence
-/// at or after `start` as its offset into `bytes`, `error_len` and class,
-/// or `None` if there is none.
+/// The loop of [`validate_near`], inline: the first invalid sequence at or
+/// after `start` as its offset into `bytes`, `error_len` and class, or
+/// `None` if there is none. Found by [`first_invalid_span_near`], then
+/// classified.
 #[inline(always)]
 pub(crate) fn first_invalid_near(
     bytes: &[u8],
     start: usize,
 ) -> Option<(usize, Option<usize>, Utf8ErrorKind)> {
+    let (at, len) = first_invalid_span_near(bytes, start)?;
+    let kind = match bytes.get(at..).filter(|r| !r.is_empty()).map(decode_first) {
+        Some(Sequence::Invalid(_, kind)) => kind,
+        // Unreachable: both follow std's maximal-subpart rule, and `at` is
+        // a byte of `bytes`.
+        _ => {
+            debug_assert!(false, "no invalid sequence at {at}");
+            Utf8ErrorKind::InvalidByte
+        }
+    };
+    Some((at, len, kind))
+}
+
+/// The first invalid sequence at or after `start` as its offset and
+/// `error_len`, or `None`: lengths only, no scalar values and no class (the
+/// lossy loop of the SIMD kernels resolves each error with it without
+/// leaving the kernel, and needs neither).
+#[inline(always)]
+pub(crate) fn first_invalid_span_near(
+    bytes: &[u8],
+    start: usize,
+) -> Option<(usize, Option<usize>)> {
     let mut i = start;
-    while let Some(rest) = bytes.get(i..).filter(|r| !r.is_empty()) {
-        if rest[0] < 0x80 {
-            i += 1;
-            continue;
+    while let Some(&lead) = bytes.get(i) {
+        let want = sequence_len(lead);
+        match want {
+            1 => {
+                i += 1;
+                continue;
+            }
+            0 => return Some((i, Some(1))),
+            _ => {}
         }
-        match decode_first(rest) {
-            Sequence::Valid(_, n) => i += n,
-            Sequence::Invalid(len, kind) => return Some((i, len, kind)),
+        // The second byte has a range of its own per lead; the others are
+        // any continuation byte. A maximal subpart ends before the first
+        // byte that does not fit.
+        let (lo, hi) = second_byte_range(lead);
+        let mut k = 1;
+        while k < want {
+            let fits = match bytes.get(i + k) {
+                None => return Some((i, None)),
+                Some(&b) if k == 1 => lo <= b && b <= hi,
+                Some(&b) => is_continuation(b),
+            };
+            if !fits {
+                return Some((i, Some(k)));
+            }
+            k += 1;
         }
+        i += want;
     }
     None
 }
@@ -431,6 +471,63 @@ fn unreachable_valid(at: usize) -> Utf8Error {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The offset and length of the first invalid sequence, by std.
+    fn std_span(input: &[u8]) -> Option<(usize, Option<usize>)> {
+        core::str::from_utf8(input)
+            .err()
+            .map(|e| (e.valid_up_to(), e.error_len()))
+    }
+
+    #[test]
+    fn first_invalid_span_near_agrees_with_std_on_every_input_up_to_three_bytes() {
+        assert_eq!(first_invalid_span_near(b"", 0), None);
+        for a in 0..=255u8 {
+            assert_eq!(first_invalid_span_near(&[a], 0), std_span(&[a]), "{a:02X}");
+            for b in 0..=255u8 {
+                let two = [a, b];
+                assert_eq!(
+                    first_invalid_span_near(&two, 0),
+                    std_span(&two),
+                    "{two:02X?}"
+                );
+                for c in 0..=255u8 {
+                    let three = [a, b, c];
+                    assert_eq!(
+                        first_invalid_span_near(&three, 0),
+                        std_span(&three),
+                        "{three:02X?}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn first_invalid_span_near_agrees_with_std_on_four_byte_leads() {
+        // Every second and third byte, the fourth from the bytes where the
+        // grammar changes; after ASCII and a 2-byte character, from `start`
+        // on both.
+        let edges = [
+            0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC2, 0xE0, 0xF0, 0xF4,
+            0xF5, 0xFF,
+        ];
+        for lead in 0xF0..=0xF7u8 {
+            for b in 0..=255u8 {
+                for c in 0..=255u8 {
+                    for d in edges {
+                        for prefix in [&b""[..], b"a", b"\xC3\xA9"] {
+                            let mut v = prefix.to_vec();
+                            v.extend([lead, b, c, d]);
+                            let want = std_span(&v);
+                            assert_eq!(first_invalid_span_near(&v, 0), want, "{v:02X?}");
+                            assert_eq!(first_invalid_span_near(&v, prefix.len()), want, "{v:02X?}");
+                        }
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn decode_first_agrees_with_std_on_all_two_byte_inputs() {
