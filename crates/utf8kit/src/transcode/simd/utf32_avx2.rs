@@ -12,8 +12,8 @@
 //! load, a compare and a mask each step, and ran Chinese at half simdutf's
 //! speed.)
 //!
-//! An all-ASCII block widens with four `vpmovzxbd` (64 bytes a step while
-//! they last). Otherwise each 8 lead positions are a group: the 16 bytes
+//! An all-ASCII block widens with four `vpmovzxbd`, and the ASCII blocks
+//! after it go 128 bytes a step (one test, a step count set once). Otherwise each 8 lead positions are a group: the 16 bytes
 //! from the group's start are broadcast to both 128-bit lanes
 //! (`vbroadcasti128` from memory), and one `pshufb` from [`GATHER`], indexed
 //! by the group's 8-bit lead mask, gathers each lead and the 3 bytes after
@@ -345,24 +345,34 @@ pub(crate) unsafe fn utf8_to_utf32<const ASCII_ONLY: bool>(
         // covers every store of the step.
         let out = unsafe { dst.add(o) };
         if _mm256_movemask_epi8(v) == 0 {
-            if src.len() - i >= 2 * BLOCK && cap - o >= 2 * ROOM {
-                // SAFETY: `i + 64 <= src.len()`.
-                let w = unsafe { _mm256_loadu_si256(p.add(i + BLOCK).cast()) };
-                if _mm256_movemask_epi8(w) == 0 {
-                    // SAFETY: `o + 64 <= cap`: 64 writable values at `out`.
-                    unsafe {
-                        widen_ascii(v, out);
-                        widen_ascii(w, out.add(BLOCK));
-                    }
-                    i += 2 * BLOCK;
-                    o += 2 * BLOCK;
-                    continue;
-                }
-            }
             // SAFETY: 32 writable values at `out`.
             unsafe { widen_ascii(v, out) };
             i += BLOCK;
             o += BLOCK;
+            // The ASCII blocks after it, 128 bytes a step with one test,
+            // the step count set once (one counter in the loop, not two
+            // bounds: the loop is then as short as simdutf's, 0.89-0.93x
+            // before on all-ASCII text in L2).
+            let steps = (src.len() - i).min(cap - o) / (4 * BLOCK);
+            for _ in 0..steps {
+                // SAFETY: at most `steps` steps: `i + 128 <= src.len()`
+                // and `o + 128 <= cap`.
+                unsafe {
+                    let q = p.add(i);
+                    let w = [0, 1, 2, 3].map(|k| _mm256_loadu_si256(q.add(k * BLOCK).cast()));
+                    let any =
+                        _mm256_or_si256(_mm256_or_si256(w[0], w[1]), _mm256_or_si256(w[2], w[3]));
+                    if _mm256_movemask_epi8(any) != 0 {
+                        break;
+                    }
+                    let out = dst.add(o);
+                    for (k, x) in w.into_iter().enumerate() {
+                        widen_ascii(x, out.add(k * BLOCK));
+                    }
+                }
+                i += 4 * BLOCK;
+                o += 4 * BLOCK;
+            }
             continue;
         }
         if ASCII_ONLY {
@@ -1483,7 +1493,13 @@ mod tests {
         if !available() {
             return;
         }
-        for len in [32, 33, 35, 36, 40, 63, 64, 65, 67, 68, 96, 100, 128, 131] {
+        // From 160 bytes on, ASCII runs reach the 128-byte steps after an
+        // ASCII block, with the other character in every lane of them.
+        let lens = [
+            32, 33, 35, 36, 40, 63, 64, 65, 67, 68, 96, 100, 128, 131, 160, 161, 163, 192, 196,
+            260, 290,
+        ];
+        for len in lens {
             for at in 0..len {
                 for kind in CHARS.into_iter().chain(['\u{10FFFF}']) {
                     for fill in ['a', 'é', '€', '😀'] {
