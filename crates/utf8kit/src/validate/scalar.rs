@@ -397,65 +397,25 @@ pub(crate) fn validate_near(bytes: &[u8], start: usize) -> Result<(), Utf8Error>
     }
 }
 
-/// The loop of [`validate_near`], inline: the first invalid sequence at or
-/// after `start` as its offset into `bytes`, `error_len` and class, or
-/// `None` if there is none. Found by [`first_invalid_span_near`], then
-/// classified.
+/// The loop of [`validate_near`], inline (the SIMD lossy loop resolves its
+/// errors with it without leaving the kernel): the first invalid sequence
+/// at or after `start` as its offset into `bytes`, `error_len` and class,
+/// or `None` if there is none.
 #[inline(always)]
 pub(crate) fn first_invalid_near(
     bytes: &[u8],
     start: usize,
 ) -> Option<(usize, Option<usize>, Utf8ErrorKind)> {
-    let (at, len) = first_invalid_span_near(bytes, start)?;
-    let kind = match bytes.get(at..).filter(|r| !r.is_empty()).map(decode_first) {
-        Some(Sequence::Invalid(_, kind)) => kind,
-        // Unreachable: both follow std's maximal-subpart rule, and `at` is
-        // a byte of `bytes`.
-        _ => {
-            debug_assert!(false, "no invalid sequence at {at}");
-            Utf8ErrorKind::InvalidByte
-        }
-    };
-    Some((at, len, kind))
-}
-
-/// The first invalid sequence at or after `start` as its offset and
-/// `error_len`, or `None`: lengths only, no scalar values and no class (the
-/// lossy loop of the SIMD kernels resolves each error with it without
-/// leaving the kernel, and needs neither).
-#[inline(always)]
-pub(crate) fn first_invalid_span_near(
-    bytes: &[u8],
-    start: usize,
-) -> Option<(usize, Option<usize>)> {
     let mut i = start;
-    while let Some(&lead) = bytes.get(i) {
-        let want = sequence_len(lead);
-        match want {
-            1 => {
-                i += 1;
-                continue;
-            }
-            0 => return Some((i, Some(1))),
-            _ => {}
+    while let Some(rest) = bytes.get(i..).filter(|r| !r.is_empty()) {
+        if rest[0] < 0x80 {
+            i += 1;
+            continue;
         }
-        // The second byte has a range of its own per lead; the others are
-        // any continuation byte. A maximal subpart ends before the first
-        // byte that does not fit.
-        let (lo, hi) = second_byte_range(lead);
-        let mut k = 1;
-        while k < want {
-            let fits = match bytes.get(i + k) {
-                None => return Some((i, None)),
-                Some(&b) if k == 1 => lo <= b && b <= hi,
-                Some(&b) => is_continuation(b),
-            };
-            if !fits {
-                return Some((i, Some(k)));
-            }
-            k += 1;
+        match decode_first(rest) {
+            Sequence::Valid(_, n) => i += n,
+            Sequence::Invalid(len, kind) => return Some((i, len, kind)),
         }
-        i += want;
     }
     None
 }
@@ -479,8 +439,14 @@ mod tests {
             .map(|e| (e.valid_up_to(), e.error_len()))
     }
 
+    /// The same by [`first_invalid_near`] from `start` (what the SIMD lossy
+    /// loop resolves its errors with).
+    fn first_invalid_span_near(bytes: &[u8], start: usize) -> Option<(usize, Option<usize>)> {
+        first_invalid_near(bytes, start).map(|(at, len, _)| (at, len))
+    }
+
     #[test]
-    fn first_invalid_span_near_agrees_with_std_on_every_input_up_to_three_bytes() {
+    fn first_invalid_near_agrees_with_std_on_every_input_up_to_three_bytes() {
         assert_eq!(first_invalid_span_near(b"", 0), None);
         for a in 0..=255u8 {
             assert_eq!(first_invalid_span_near(&[a], 0), std_span(&[a]), "{a:02X}");
@@ -504,7 +470,7 @@ mod tests {
     }
 
     #[test]
-    fn first_invalid_span_near_agrees_with_std_on_four_byte_leads() {
+    fn first_invalid_near_agrees_with_std_on_four_byte_leads() {
         // Every second and third byte, the fourth from the bytes where the
         // grammar changes; after ASCII and a 2-byte character, from `start`
         // on both.

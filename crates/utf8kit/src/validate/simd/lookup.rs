@@ -1032,8 +1032,8 @@ pub(super) unsafe fn lossy<V: Vector>(bytes: &[u8], dst: *mut u8, cap: usize) ->
 #[inline(always)]
 fn resolve(bytes: &[u8], from: usize) -> Option<(usize, usize)> {
     let start = crate::validate::rescan_start(bytes, from);
-    scalar::first_invalid_span_near(bytes, start)
-        .map(|(at, len)| (at, len.unwrap_or(bytes.len() - at)))
+    scalar::first_invalid_near(bytes, start)
+        .map(|(at, len, _)| (at, len.unwrap_or(bytes.len() - at)))
 }
 
 /// Writes U+FFFD (`EF BF BD`) at `dst`.
