@@ -204,17 +204,12 @@ mod tests {
     use std::string::String;
     use std::vec::Vec;
 
-    /// Whether the CPU has the kernel's features.
-    fn supported() -> bool {
-        std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("popcnt")
-    }
-
     /// The counts agree with `chars().count()` and a filter for every
     /// length 0..=300 and every length around the first reductions (60
     /// and 120 steps of 128 bytes).
     #[test]
     fn counts_like_chars_around_every_boundary() {
-        if !supported() {
+        if !super::super::avx2_transcode() {
             return;
         }
         let unit = "aé€😀\u{FF}";
@@ -243,7 +238,7 @@ mod tests {
     /// of every length up to 80, among ASCII and among other high bytes.
     #[test]
     fn every_byte_value_at_every_position() {
-        if !supported() {
+        if !super::super::avx2_transcode() {
             return;
         }
         for fill in [b'a', 0xE9, 0x80] {
@@ -269,7 +264,7 @@ mod tests {
     /// All bytes counted over long inputs: no counter wraps.
     #[test]
     fn all_counted_bytes_do_not_wrap() {
-        if !supported() {
+        if !super::super::avx2_transcode() {
             return;
         }
         for len in [128 * 60, 128 * 61 + 31, 128 * 200 + 97, 100_000] {

@@ -74,20 +74,12 @@ mod tests {
     use std::string::String;
     use std::vec::Vec;
 
-    /// Whether the CPU has the kernel's features.
-    fn supported() -> bool {
-        std::is_x86_feature_detected!("sse4.1")
-            && std::is_x86_feature_detected!("sse4.2")
-            && std::is_x86_feature_detected!("ssse3")
-            && std::is_x86_feature_detected!("popcnt")
-    }
-
     /// The count agrees with `chars().count()` across the flush boundary
     /// (255 steps of 64 bytes), on the 16-byte words after the last step
     /// and on the bytes after those, for every length in a window there.
     #[test]
     fn counts_like_chars_around_every_boundary() {
-        if !supported() {
+        if !super::super::sse41_transcode() {
             return;
         }
         let unit = "aé€😀";
@@ -109,7 +101,7 @@ mod tests {
     /// Every byte value counts as `core` would count it, in each lane.
     #[test]
     fn every_byte_value_in_every_lane() {
-        if !supported() {
+        if !super::super::sse41_transcode() {
             return;
         }
         for b in 0..=255u8 {

@@ -865,14 +865,6 @@ mod tests {
     use std::vec;
     use std::vec::Vec;
 
-    /// Whether the CPU has the kernels' features.
-    fn available() -> bool {
-        std::is_x86_feature_detected!("avx2")
-            && std::is_x86_feature_detected!("bmi1")
-            && std::is_x86_feature_detected!("bmi2")
-            && std::is_x86_feature_detected!("popcnt")
-    }
-
     /// Latin-1 → UTF-8 by the kernel into `extra` bytes more room than the
     /// output needs, finished (as the wrapper does with the scalar kernel)
     /// with std's output from where it stopped; checks the output against
@@ -898,7 +890,7 @@ mod tests {
     /// bytes when the room holds the output.
     #[test]
     fn latin1_every_byte_kind_at_every_lane() {
-        if !available() {
+        if !super::super::avx2_transcode() {
             return;
         }
         for len in [
@@ -941,7 +933,7 @@ mod tests {
     /// kernel writes nothing past it.
     #[test]
     fn latin1_every_length_to_130() {
-        if !available() {
+        if !super::super::avx2_transcode() {
             return;
         }
         for len in 0..=130 {
@@ -970,7 +962,7 @@ mod tests {
     /// and their exits, at every offset.
     #[test]
     fn latin1_ascii_runs_and_their_ends() {
-        if !available() {
+        if !super::super::avx2_transcode() {
             return;
         }
         for len in [256, 300, 333] {
@@ -1021,7 +1013,7 @@ mod tests {
 
     #[test]
     fn utf8_every_char_kind_and_problem_at_every_offset() {
-        if !available() {
+        if !super::super::avx2_transcode() {
             return;
         }
         let kinds: [&[u8]; 12] = [
@@ -1080,7 +1072,7 @@ mod tests {
     /// enough for the 128-byte steps between them.
     #[test]
     fn utf8_runs_across_step_edges() {
-        if !available() {
+        if !super::super::avx2_transcode() {
             return;
         }
         for len in [256, 300] {
@@ -1103,7 +1095,7 @@ mod tests {
     /// and among high bytes.
     #[test]
     fn count_high_every_byte_at_every_position_around_one_block() {
-        if !available() {
+        if !super::super::avx2_transcode() {
             return;
         }
         for len in 28..=68 {
@@ -1124,7 +1116,7 @@ mod tests {
 
     #[test]
     fn count_high_matches_a_filter() {
-        if !available() {
+        if !super::super::avx2_transcode() {
             return;
         }
         let bytes: Vec<u8> = (0..300u32).map(|k| (k * 97 % 256) as u8).collect();
@@ -1145,7 +1137,7 @@ mod tests {
     /// after the head end on 64-byte boundaries.
     #[test]
     fn ascii_stream_at_every_alignment() {
-        if !available() {
+        if !super::super::avx2_transcode() {
             return;
         }
         for len in [0usize, 63, 64, 65, 127, 128, 129, 191, 192, 193, 300, 1000] {

@@ -337,14 +337,6 @@ mod tests {
     use std::vec;
     use std::vec::Vec;
 
-    /// Whether the CPU has the kernels' features.
-    fn available() -> bool {
-        std::is_x86_feature_detected!("sse4.1")
-            && std::is_x86_feature_detected!("sse4.2")
-            && std::is_x86_feature_detected!("ssse3")
-            && std::is_x86_feature_detected!("popcnt")
-    }
-
     /// Latin-1 → UTF-8 by the kernel, finished (as the wrapper does with
     /// the scalar kernel) with std's output from where it stopped; checks
     /// the output against std and that nothing is left written past it.
@@ -365,7 +357,7 @@ mod tests {
 
     #[test]
     fn latin1_every_byte_kind_at_every_lane() {
-        if !available() {
+        if !super::super::sse41_transcode() {
             return;
         }
         for len in [16, 17, 23, 24, 25, 31, 32, 40, 48, 64, 65, 96, 130] {
@@ -417,7 +409,7 @@ mod tests {
 
     #[test]
     fn utf8_every_char_kind_and_problem_at_every_offset() {
-        if !available() {
+        if !super::super::sse41_transcode() {
             return;
         }
         let kinds: [&[u8]; 10] = [
@@ -468,7 +460,7 @@ mod tests {
 
     #[test]
     fn count_high_matches_a_filter() {
-        if !available() {
+        if !super::super::sse41_transcode() {
             return;
         }
         let bytes: Vec<u8> = (0..300u32).map(|k| (k * 97 % 256) as u8).collect();

@@ -180,6 +180,20 @@ fn avx512_transcode() -> bool {
     transcoders() & AVX512 != 0
 }
 
+/// Whether the CPU has what the AVX2 transcoders use (for the kernels'
+/// own tests).
+#[cfg(all(target_arch = "x86_64", test, feature = "std"))]
+fn avx2_transcode() -> bool {
+    transcoders() & AVX2 != 0
+}
+
+/// Whether the CPU has what the SSE4.1 transcoders use (for the kernels'
+/// own tests).
+#[cfg(all(target_arch = "x86_64", test, feature = "std"))]
+fn sse41_transcode() -> bool {
+    transcoders() & SSE41 != 0
+}
+
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
 fn transcoders() -> u8 {

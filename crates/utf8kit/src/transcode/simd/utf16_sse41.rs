@@ -903,14 +903,6 @@ mod tests {
     use std::string::String;
     use std::vec::Vec;
 
-    /// Whether the CPU has the kernels' features.
-    fn supported() -> bool {
-        std::is_x86_feature_detected!("sse4.1")
-            && std::is_x86_feature_detected!("sse4.2")
-            && std::is_x86_feature_detected!("ssse3")
-            && std::is_x86_feature_detected!("popcnt")
-    }
-
     /// Texts of every UTF-8 length and mixes of them, long enough for
     /// several steps.
     fn texts() -> Vec<String> {
@@ -933,7 +925,7 @@ mod tests {
     /// either byte order; it never needs more room than it was given.
     #[test]
     fn utf8_to_utf16_converts_a_prefix_exactly() {
-        if !supported() {
+        if !super::super::sse41_transcode() {
             return;
         }
         for text in texts() {
@@ -971,7 +963,7 @@ mod tests {
     /// at an unpaired surrogate it stops before the block that has it.
     #[test]
     fn utf16_to_utf8_converts_a_prefix_exactly() {
-        if !supported() {
+        if !super::super::sse41_transcode() {
             return;
         }
         for text in texts() {
@@ -1005,7 +997,7 @@ mod tests {
     /// invalid bytes and lone surrogates, and past their flush points.
     #[test]
     fn lengths_agree_with_the_scalar_ones() {
-        if !supported() {
+        if !super::super::sse41_transcode() {
             return;
         }
         let mut inputs: Vec<Vec<u8>> = texts().into_iter().map(String::into_bytes).collect();

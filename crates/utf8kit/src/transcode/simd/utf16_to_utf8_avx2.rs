@@ -1189,14 +1189,6 @@ mod tests {
     use std::vec;
     use std::vec::Vec;
 
-    /// Whether the CPU has the kernels' features.
-    fn supported() -> bool {
-        std::is_x86_feature_detected!("avx2")
-            && std::is_x86_feature_detected!("bmi1")
-            && std::is_x86_feature_detected!("bmi2")
-            && std::is_x86_feature_detected!("popcnt")
-    }
-
     const GUARD: u8 = 0xA5;
 
     /// The kernel alone on `units` (both byte orders) into `cap` bytes
@@ -1279,7 +1271,7 @@ mod tests {
     /// main loops, the 16-unit loop and the end.
     #[test]
     fn every_kind_at_every_offset() {
-        if !supported() {
+        if !super::super::avx2_transcode() {
             return;
         }
         for fill in KINDS {
@@ -1332,7 +1324,7 @@ mod tests {
     /// it at its index.
     #[test]
     fn unpaired_surrogate_at_every_offset() {
-        if !supported() {
+        if !super::super::avx2_transcode() {
             return;
         }
         for fill in KINDS {
@@ -1392,7 +1384,7 @@ mod tests {
     /// one unit (the general path), both byte orders.
     #[test]
     fn every_surrogate_pair() {
-        if !supported() {
+        if !super::super::avx2_transcode() {
             return;
         }
         for shift in [0, 1, 7] {
@@ -1444,7 +1436,7 @@ mod tests {
     /// length class), from several offsets.
     #[test]
     fn every_unit() {
-        if !supported() {
+        if !super::super::avx2_transcode() {
             return;
         }
         let all: Vec<u16> = (0..=0xFFFFu16)
@@ -1472,7 +1464,7 @@ mod tests {
     /// surrogates, with pairs split across its blocks.
     #[test]
     fn utf8_len_agrees_with_std() {
-        if !supported() {
+        if !super::super::avx2_transcode() {
             return;
         }
         let lone: &[&[u16]] = &[&[0xDC00], &[0xDBFF], &[0xDFFF, 0xD800]];
@@ -1514,7 +1506,7 @@ mod tests {
     /// scalar count of the rest.
     #[test]
     fn utf8_len_over_many_groups() {
-        if !supported() {
+        if !super::super::avx2_transcode() {
             return;
         }
         let check = |units: &[u16]| {

@@ -1410,14 +1410,6 @@ mod tests {
     use std::vec;
     use std::vec::Vec;
 
-    /// Whether the CPU has the kernels' features.
-    fn available() -> bool {
-        std::is_x86_feature_detected!("avx2")
-            && std::is_x86_feature_detected!("bmi1")
-            && std::is_x86_feature_detected!("bmi2")
-            && std::is_x86_feature_detected!("popcnt")
-    }
-
     /// UTF-32 → UTF-8 by the kernel into `cap` bytes: checks the output
     /// against std's encoding of the values it read (with U+FFFD for
     /// invalid ones if `LOSSY`), that it stopped only where it had to, and
@@ -1490,7 +1482,7 @@ mod tests {
 
     #[test]
     fn utf8_every_char_kind_at_every_offset() {
-        if !available() {
+        if !super::super::avx2_transcode() {
             return;
         }
         // From 160 bytes on, ASCII runs reach the 128-byte steps after an
@@ -1526,7 +1518,7 @@ mod tests {
 
     #[test]
     fn utf8_every_length_below_130_and_every_phase() {
-        if !available() {
+        if !super::super::avx2_transcode() {
             return;
         }
         for len in 0..130 {
@@ -1552,7 +1544,7 @@ mod tests {
 
     #[test]
     fn utf8_mixed_lengths_in_many_patterns() {
-        if !available() {
+        if !super::super::avx2_transcode() {
             return;
         }
         for seed in 0u64..3000 {
@@ -1579,7 +1571,7 @@ mod tests {
 
     #[test]
     fn utf8_ascii_only_stops_at_the_first_other_block() {
-        if !available() {
+        if !super::super::avx2_transcode() {
             return;
         }
         for len in [64, 100, 160] {
@@ -1598,7 +1590,7 @@ mod tests {
 
     #[test]
     fn utf8_len_matches_the_scalar_count() {
-        if !available() {
+        if !super::super::avx2_transcode() {
             return;
         }
         let len1 = |v: u32| char::from_u32(v).map_or(3, char::len_utf8);
@@ -1633,7 +1625,7 @@ mod tests {
     /// counted exactly, the others by the packed count.
     #[test]
     fn utf8_len_across_rounds() {
-        if !available() {
+        if !super::super::avx2_transcode() {
             return;
         }
         let len1 = |v: u32| char::from_u32(v).map_or(3, char::len_utf8);
@@ -1687,7 +1679,7 @@ mod tests {
 
     #[test]
     fn utf32_every_value_kind_at_every_offset() {
-        if !available() {
+        if !super::super::avx2_transcode() {
             return;
         }
         let fills = [0x62, 0x7FF, 0x3B1, 0x20AC, 0xFFFD, 0x1F601, 0x10_FFFF];
@@ -1717,7 +1709,7 @@ mod tests {
 
     #[test]
     fn utf32_mixed_lengths_in_every_pattern() {
-        if !available() {
+        if !super::super::avx2_transcode() {
             return;
         }
         // Each of 16 values one of 4 lengths, by the digits of a counter in
@@ -1744,7 +1736,7 @@ mod tests {
 
     #[test]
     fn utf32_every_length_below_130() {
-        if !available() {
+        if !super::super::avx2_transcode() {
             return;
         }
         for len in 0..130 {
@@ -1766,7 +1758,7 @@ mod tests {
     /// exact room, more, and one byte less.
     #[test]
     fn utf32_every_value_kind_at_every_position_to_130() {
-        if !available() {
+        if !super::super::avx2_transcode() {
             return;
         }
         let kinds = [
@@ -1836,7 +1828,7 @@ mod tests {
     /// steps follow the head.
     #[test]
     fn ascii_streams_at_every_alignment() {
-        if !available() {
+        if !super::super::avx2_transcode() {
             return;
         }
         for len in [

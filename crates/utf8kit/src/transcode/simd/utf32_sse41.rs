@@ -547,14 +547,6 @@ mod tests {
     use std::vec;
     use std::vec::Vec;
 
-    /// Whether the CPU has the kernels' features.
-    fn available() -> bool {
-        std::is_x86_feature_detected!("sse4.1")
-            && std::is_x86_feature_detected!("sse4.2")
-            && std::is_x86_feature_detected!("ssse3")
-            && std::is_x86_feature_detected!("popcnt")
-    }
-
     /// One character of each UTF-8 length, at the ends of each range.
     const KINDS: [char; 9] = [
         'a', '\u{7F}', '\u{80}', 'é', '\u{7FF}', '\u{800}', '€', '\u{FFFF}', '😀',
@@ -582,7 +574,7 @@ mod tests {
 
     #[test]
     fn utf8_every_char_kind_at_every_offset() {
-        if !available() {
+        if !super::super::sse41_transcode() {
             return;
         }
         for len in [16, 17, 18, 19, 20, 32, 40, 50, 51, 64, 80] {
@@ -616,7 +608,7 @@ mod tests {
 
     #[test]
     fn utf8_ascii_only_stops_at_the_first_other_block() {
-        if !available() {
+        if !super::super::sse41_transcode() {
             return;
         }
         for at in 0..64 {
@@ -661,7 +653,7 @@ mod tests {
 
     #[test]
     fn utf32_every_value_kind_at_every_offset() {
-        if !available() {
+        if !super::super::sse41_transcode() {
             return;
         }
         let kinds = [

@@ -922,14 +922,6 @@ mod tests {
     /// A byte no kernel writes past the room it was given.
     const GUARD: u8 = 0xA5;
 
-    /// Whether the CPU has the kernel's features.
-    fn supported() -> bool {
-        std::is_x86_feature_detected!("avx2")
-            && std::is_x86_feature_detected!("bmi1")
-            && std::is_x86_feature_detected!("bmi2")
-            && std::is_x86_feature_detected!("popcnt")
-    }
-
     /// One character of each UTF-8 length.
     const KINDS: [char; 4] = ['a', 'é', '中', '😀'];
 
@@ -1046,7 +1038,7 @@ mod tests {
     /// every length up to 130 and past it.
     #[test]
     fn every_kind_at_every_offset() {
-        if !supported() {
+        if !super::super::avx2_transcode() {
             return;
         }
         for base in KINDS {
@@ -1067,7 +1059,7 @@ mod tests {
     /// character boundary, with every amount of room up to the need.
     #[test]
     fn every_length_and_room() {
-        if !supported() {
+        if !super::super::avx2_transcode() {
             return;
         }
         let mix: String = "aé中😀b€𐍈ж".repeat(20);
@@ -1097,7 +1089,7 @@ mod tests {
     /// a stop for room there must hand back the whole character.
     #[test]
     fn four_byte_runs_across_steps() {
-        if !supported() {
+        if !super::super::avx2_transcode() {
             return;
         }
         for at in 0..70 {
@@ -1120,7 +1112,7 @@ mod tests {
     /// valid prefix when out of room); the other stays in bounds.
     #[test]
     fn errors_at_every_offset() {
-        if !supported() {
+        if !super::super::avx2_transcode() {
             return;
         }
         let bad: [&[u8]; 9] = [
@@ -1162,7 +1154,7 @@ mod tests {
     /// store that ends with the output.
     #[test]
     fn ascii_runs_at_every_output_alignment() {
-        if !supported() {
+        if !super::super::avx2_transcode() {
             return;
         }
         for len in [32, 33, 63, 64, 65, 100, 131, 200, 300] {
@@ -1224,7 +1216,7 @@ mod tests {
     /// length around the 64-byte pairs, and past the counters' flush point.
     #[test]
     fn length_agrees_with_the_scalar_one() {
-        if !supported() {
+        if !super::super::avx2_transcode() {
             return;
         }
         let mut inputs: Vec<Vec<u8>> = KINDS.iter().map(|&c| fill(c, 300).into_bytes()).collect();
@@ -1247,7 +1239,7 @@ mod tests {
     /// both flavours and byte orders against std.
     #[test]
     fn large_ascii_runs_with_non_temporal_stores() {
-        if !supported() {
+        if !super::super::avx2_transcode() {
             return;
         }
         let mut s: String = (0..STREAM_MIN + 1000)
