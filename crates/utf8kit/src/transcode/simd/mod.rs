@@ -230,6 +230,57 @@ fn detect_transcoders() -> u8 {
     bits
 }
 
+/// Copies `n < 96` bytes from `src` to `dst` with a few overlapping loads
+/// and stores, no `memcpy` call: how the AVX2 kernels copy their last
+/// bytes exactly out of (or into) a local buffer.
+///
+/// # Safety
+///
+/// * The CPU has AVX2.
+/// * `src` is valid for reads and `dst` for writes of `n < 96` bytes, and
+///   the two do not overlap.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+pub(crate) unsafe fn copy_short(src: *const u8, dst: *mut u8, n: usize) {
+    use core::arch::x86_64::{
+        _mm_loadu_si128, _mm_storeu_si128, _mm256_loadu_si256, _mm256_storeu_si256,
+    };
+    debug_assert!(n < 96);
+    // SAFETY: every read and write (of every branch) is inside the `n`
+    // bytes at `src` and `dst`; the caller guarantees AVX2.
+    unsafe {
+        if n >= 32 {
+            let a = _mm256_loadu_si256(src.cast());
+            let b = _mm256_loadu_si256(src.add(n - 32).cast());
+            if n > 64 {
+                _mm256_storeu_si256(dst.add(32).cast(), _mm256_loadu_si256(src.add(32).cast()));
+            }
+            _mm256_storeu_si256(dst.cast(), a);
+            _mm256_storeu_si256(dst.add(n - 32).cast(), b);
+        } else if n >= 16 {
+            let a = _mm_loadu_si128(src.cast());
+            let b = _mm_loadu_si128(src.add(n - 16).cast());
+            _mm_storeu_si128(dst.cast(), a);
+            _mm_storeu_si128(dst.add(n - 16).cast(), b);
+        } else if n >= 8 {
+            let a = src.cast::<u64>().read_unaligned();
+            let b = src.add(n - 8).cast::<u64>().read_unaligned();
+            dst.cast::<u64>().write_unaligned(a);
+            dst.add(n - 8).cast::<u64>().write_unaligned(b);
+        } else if n >= 4 {
+            let a = src.cast::<u32>().read_unaligned();
+            let b = src.add(n - 4).cast::<u32>().read_unaligned();
+            dst.cast::<u32>().write_unaligned(a);
+            dst.add(n - 4).cast::<u32>().write_unaligned(b);
+        } else {
+            for k in 0..n {
+                dst.add(k).write(src.add(k).read());
+            }
+        }
+    }
+}
+
 /// How far a kernel got: input elements read and output elements written.
 /// It stops at a character boundary, where the scalar kernel takes over.
 #[derive(Clone, Copy, Debug, Default)]

@@ -95,6 +95,7 @@
 //!   branch per block but the counter updated three times a step (a 3-cycle
 //!   chain): 0.56; one add a step: 1.11–1.18.
 
+use super::copy_short;
 use super::utf16_avx512::Stop;
 use core::arch::x86_64::*;
 
@@ -599,46 +600,6 @@ unsafe fn store4(p0: __m256i, p1: __m256i, mask: u32, out: *mut u8) -> usize {
         _mm_storeu_si128(out.cast(), _mm256_extracti128_si256::<1>(p1));
     }
     48 - mask.count_ones() as usize
-}
-
-/// Copies `n` bytes (at most 48) from `src` to `dst` with a few overlapping
-/// loads and stores.
-///
-/// # Safety
-///
-/// `src` is readable and `dst` writable for `n` bytes.
-#[target_feature(enable = "avx2")]
-#[inline]
-unsafe fn copy_short(src: *const u8, dst: *mut u8, n: usize) {
-    debug_assert!(n <= 48);
-    // SAFETY: every access lies in `0..n` from its pointer.
-    unsafe {
-        if n >= 32 {
-            let a = _mm256_loadu_si256(src.cast());
-            let b = _mm256_loadu_si256(src.add(n - 32).cast());
-            _mm256_storeu_si256(dst.cast(), a);
-            _mm256_storeu_si256(dst.add(n - 32).cast(), b);
-        } else if n >= 16 {
-            let a = _mm_loadu_si128(src.cast());
-            let b = _mm_loadu_si128(src.add(n - 16).cast());
-            _mm_storeu_si128(dst.cast(), a);
-            _mm_storeu_si128(dst.add(n - 16).cast(), b);
-        } else if n >= 8 {
-            let a = src.cast::<u64>().read_unaligned();
-            let b = src.add(n - 8).cast::<u64>().read_unaligned();
-            dst.cast::<u64>().write_unaligned(a);
-            dst.add(n - 8).cast::<u64>().write_unaligned(b);
-        } else if n >= 4 {
-            let a = src.cast::<u32>().read_unaligned();
-            let b = src.add(n - 4).cast::<u32>().read_unaligned();
-            dst.cast::<u32>().write_unaligned(a);
-            dst.add(n - 4).cast::<u32>().write_unaligned(b);
-        } else {
-            for k in 0..n {
-                *dst.add(k) = *src.add(k);
-            }
-        }
-    }
 }
 
 /// The end of the window the scalar kernel converts when the block of 16

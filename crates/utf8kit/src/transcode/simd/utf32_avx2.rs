@@ -126,7 +126,7 @@
 //!   ASCII path, at a store per 8 values, is bound by memory: there the
 //!   non-temporal stores gain 1.8×).
 
-use super::Progress;
+use super::{Progress, copy_short};
 
 use core::arch::x86_64::*;
 
@@ -409,7 +409,7 @@ pub(crate) unsafe fn utf8_to_utf32<const ASCII_ONLY: bool>(
             unsafe { p.add(i) }
         } else {
             // SAFETY: `left < 72` bytes from `p + i` to `window`.
-            unsafe { copy_bytes(p.add(i), window.0.as_mut_ptr(), left) };
+            unsafe { copy_short(p.add(i), window.0.as_mut_ptr(), left) };
             window.0.as_ptr()
         };
         let mut values = [0u32; 2 * ROOM];
@@ -445,48 +445,6 @@ pub(crate) unsafe fn utf8_to_utf32<const ASCII_ONLY: bool>(
     Progress {
         read: i,
         written: o,
-    }
-}
-
-/// Copies `n < 72` bytes from `src` to `dst` in overlapping pieces.
-///
-/// # Safety
-///
-/// * `src` is valid for reads and `dst` for writes of `n < 72` bytes.
-#[target_feature(enable = "avx2")]
-#[inline]
-unsafe fn copy_bytes(src: *const u8, dst: *mut u8, n: usize) {
-    // SAFETY: every read and write (of every branch) is inside the `n`
-    // bytes at `src` and `dst`.
-    unsafe {
-        if n >= 32 {
-            let a = _mm256_loadu_si256(src.cast());
-            let b = _mm256_loadu_si256(src.add(n - 32).cast());
-            if n > 64 {
-                _mm256_storeu_si256(dst.add(32).cast(), _mm256_loadu_si256(src.add(32).cast()));
-            }
-            _mm256_storeu_si256(dst.cast(), a);
-            _mm256_storeu_si256(dst.add(n - 32).cast(), b);
-        } else if n >= 16 {
-            let a = _mm_loadu_si128(src.cast());
-            let b = _mm_loadu_si128(src.add(n - 16).cast());
-            _mm_storeu_si128(dst.cast(), a);
-            _mm_storeu_si128(dst.add(n - 16).cast(), b);
-        } else if n >= 8 {
-            let a = src.cast::<u64>().read_unaligned();
-            let b = src.add(n - 8).cast::<u64>().read_unaligned();
-            dst.cast::<u64>().write_unaligned(a);
-            dst.add(n - 8).cast::<u64>().write_unaligned(b);
-        } else if n >= 4 {
-            let a = src.cast::<u32>().read_unaligned();
-            let b = src.add(n - 4).cast::<u32>().read_unaligned();
-            dst.cast::<u32>().write_unaligned(a);
-            dst.add(n - 4).cast::<u32>().write_unaligned(b);
-        } else {
-            for k in 0..n {
-                dst.add(k).write(src.add(k).read());
-            }
-        }
     }
 }
 
@@ -1119,7 +1077,7 @@ pub(crate) unsafe fn utf32_to_utf8<const LOSSY: bool>(
                 break;
             }
             // SAFETY: `n <= cap - o` bytes from `buf` (`n <= 64`).
-            unsafe { copy_bytes(buf.as_ptr(), out, n) };
+            unsafe { copy_short(buf.as_ptr(), out, n) };
         }
         i += STEP32;
         o += n;
@@ -1233,7 +1191,7 @@ unsafe fn utf32_to_utf8_last<const LOSSY: bool>(
         return None;
     }
     // SAFETY: `n <= room` bytes from `buf` (`n < 64`) to `out`.
-    unsafe { copy_bytes(buf.as_ptr(), out, n) };
+    unsafe { copy_short(buf.as_ptr(), out, n) };
     Some(n)
 }
 
