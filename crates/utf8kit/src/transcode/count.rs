@@ -20,6 +20,12 @@ const SIMD_MIN: usize = 64;
 /// count and UTF-8 length, which read any tail with a masked load.
 const AVX512_MIN: usize = 16;
 
+/// The AVX2 UTF-8 length of UTF-32 counts inputs of this many values and
+/// more (its straight path would take 8..=15 too; they were not measured
+/// against the scalar count).
+#[cfg(target_arch = "x86_64")]
+const AVX2_UTF32_MIN: usize = 16;
+
 /// Bit 7 set in each byte of `w` that is a continuation byte (`80..=BF`).
 #[inline(always)]
 const fn continuation_bits(w: u64) -> u64 {
@@ -144,7 +150,7 @@ pub fn count_chars_with(kernel: Kernel, text: &str) -> Option<usize> {
 /// the same formula, an estimate that is neither the length of a lossy
 /// conversion nor a bound on it; the input is not validated. With AVX-512,
 /// AVX2 or SSE4.1 (detected at run time) a SIMD kernel counts from 64
-/// bytes on.
+/// bytes on (AVX2 from 32).
 ///
 /// # Example
 ///
@@ -224,7 +230,8 @@ pub(super) fn utf8_len_from_utf16_by<S: Copy>(src: &[S], unit: impl Fn(S) -> u16
 }
 
 /// The number of UTF-8 bytes the Latin-1 `bytes` convert to: one per byte,
-/// plus one per byte `80..=FF` (64 bytes per step with AVX-512).
+/// plus one per byte `80..=FF` (64 bytes per step with AVX-512, 128 with
+/// AVX2).
 ///
 /// # Example
 ///
@@ -276,7 +283,7 @@ pub fn latin1_len_from_utf8(text: &str) -> usize {
 ///
 /// That is the length of [`utf32_to_utf8_lossy`](super::utf32_to_utf8_lossy)'s
 /// output, and of [`utf32_to_utf8`](super::utf32_to_utf8)'s for valid input.
-/// With AVX-512 (detected at run time) 64 values per step.
+/// With AVX-512 (detected at run time) 64 values per step, with AVX2 16.
 ///
 /// # Example
 ///
@@ -291,8 +298,9 @@ pub fn utf8_len_from_utf32(units: &[u32]) -> usize {
     utf8_len_from_utf32_by(Kernel::detected(), units)
 }
 
-/// [`utf8_len_from_utf32`] by the code of a forced `kernel` (AVX-512, or
-/// the scalar code for the others); `None` if the CPU lacks the kernel.
+/// [`utf8_len_from_utf32`] by the code of a forced `kernel` (AVX-512,
+/// AVX2, or the scalar code for the others); `None` if the CPU lacks the
+/// kernel.
 /// For tests and benchmarks.
 ///
 /// ```
@@ -320,8 +328,8 @@ pub(super) fn utf8_len_from_utf32_by(kernel: Kernel, units: &[u32]) -> usize {
             count_avx512::utf8_len_from_utf32(units)
         },
         #[cfg(target_arch = "x86_64")]
-        Kernel::Avx512 | Kernel::Avx2
-            if units.len() >= 16 && Engine::for_kernel(kernel) == Engine::Avx2 =>
+        Kernel::Avx2
+            if units.len() >= AVX2_UTF32_MIN && Engine::for_kernel(kernel) == Engine::Avx2 =>
         {
             // SAFETY: `Engine::Avx2` is only chosen when the CPU has the
             // kernel's features.

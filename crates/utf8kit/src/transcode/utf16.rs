@@ -121,8 +121,9 @@ fn utf16_to_utf8_scalar<S: Copy, const LOSSY: bool>(
     Ok(o)
 }
 
-/// The length functions ([`utf16_len_by`], [`utf8_len_by`]) count inputs
-/// shorter than this (bytes or units) with the scalar code alone.
+/// The AVX-512 and SSE4.1 length functions ([`utf16_len_by`],
+/// [`utf8_len_by`]) leave inputs shorter than this (bytes or units) to the
+/// scalar code; the AVX2 ones take theirs from their kernels' `LEN_MIN`.
 const SIMD_MIN_LEN: usize = 64;
 
 /// UTF-16 inputs shorter than this are converted to UTF-8 by the scalar
@@ -272,31 +273,24 @@ fn utf8_to_utf16_run<T: Unit16>(
             }
         }
         #[cfg(target_arch = "x86_64")]
-        Engine::Sse41 if src.len() >= SIMD_MIN_UTF8 => {
-            utf8_to_utf16_two_pass(Engine::Sse41, be, src, dst, unit)
-        }
+        Engine::Sse41 if src.len() >= SIMD_MIN_UTF8 => utf8_to_utf16_two_pass(be, src, dst, unit),
         _ => utf8_to_utf16_scalar_out_of_line(src, dst, unit),
     }
 }
 
-/// UTF-8 → UTF-16 by a transcoder without a fused kernel (the SSE4.1
-/// `engine`): the validator of the same width (SSE4.2) checks a chunk,
-/// then the transcoder converts it without checks, so the conversion reads
-/// bytes the validator just brought into L1.
+/// UTF-8 → UTF-16 by the SSE4.1 transcoder, which has no fused kernel:
+/// the validator of the same width (SSE4.2) checks a chunk, then the
+/// transcoder converts it without checks, so the conversion reads bytes
+/// the validator just brought into L1.
 #[cfg(target_arch = "x86_64")]
 #[inline(never)]
 fn utf8_to_utf16_two_pass<T: Unit16>(
-    engine: Engine,
     be: bool,
     src: &[u8],
     dst: &mut [T],
     unit: impl Fn(u16) -> T,
 ) -> Result<usize, Utf8Error> {
-    let kernel = if engine == Engine::Sse41 {
-        Kernel::Sse42
-    } else {
-        Kernel::Avx2
-    };
+    let (engine, kernel) = (Engine::Sse41, Kernel::Sse42);
     let mut start = 0;
     let mut o = 0;
     while let Some(rest) = src.get(start..).filter(|r| !r.is_empty()) {
@@ -413,9 +407,8 @@ pub(super) fn utf16_len_by(engine: Engine, bytes: &[u8]) -> usize {
         },
         #[cfg(target_arch = "x86_64")]
         // SAFETY: `Engine::Avx2` is only chosen when the CPU has the
-        // kernel's features; `bytes` has at least 32 bytes (from there on,
-        // whole blocks and one overlapping block beat the scalar count).
-        Engine::Avx2 if bytes.len() >= 32 => unsafe {
+        // kernel's features; `bytes` is as long as the kernel needs.
+        Engine::Avx2 if bytes.len() >= utf8_to_utf16_avx2::LEN_MIN => unsafe {
             utf8_to_utf16_avx2::utf16_len_from_utf8(bytes)
         },
         #[cfg(target_arch = "x86_64")]
@@ -446,8 +439,8 @@ fn utf8_len_by<S: Unit16>(engine: Engine, be: bool, src: &[S], unit: impl Fn(S) 
             }
         }
         #[cfg(target_arch = "x86_64")]
-        // From 17 units: the kernel counts every unit of those.
-        Engine::Avx2 if src.len() >= 17 => {
+        // From `LEN_MIN` units the kernel counts every unit.
+        Engine::Avx2 if src.len() >= utf16_to_utf8_avx2::LEN_MIN => {
             let (ptr, len) = (src.as_ptr().cast::<u8>(), src.len());
             // SAFETY: as above, for `Engine::Avx2`.
             unsafe {

@@ -934,6 +934,10 @@ unsafe fn tail<const BE: bool>(
     Stop::new(len, o + n, None)
 }
 
+/// The shortest input [`utf8_len_from_utf16`] counts: the last 16 units
+/// and the one before them (a pair split there) are read as a block.
+pub(crate) const LEN_MIN: usize = 17;
+
 /// The number of UTF-8 bytes the first `read` of `len` UTF-16 units at
 /// `src` (little-endian, or big-endian if `BE`) convert to, unpaired
 /// surrogates counting 3; returns `(read, bytes)`, and the caller counts
@@ -953,8 +957,8 @@ unsafe fn tail<const BE: bool>(
 /// the same way (a pair at its high half), and the last 16 units of the
 /// input, overlapping what was counted, are masked to the units not yet
 /// counted, their pairs found at the low half (with the units one back),
-/// so `read` is `len`. Inputs shorter than 17 units are left to the
-/// caller (`read` 0).
+/// so `read` is `len`. Inputs shorter than [`LEN_MIN`] units are left to
+/// the caller (`read` 0).
 ///
 /// On Zen 3, 32 Ki units of lipsum text: 1.4–1.5× the previous count
 /// (`1 + (>= 80) + (>= 800) - surrogate`, with the pairing compared in
@@ -969,7 +973,7 @@ pub(crate) unsafe fn utf8_len_from_utf16<const BE: bool>(
     src: *const u8,
     len: usize,
 ) -> (usize, usize) {
-    if len < 17 {
+    if len < LEN_MIN {
         return (0, 0);
     }
     let mut i = 0;
