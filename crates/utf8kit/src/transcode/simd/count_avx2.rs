@@ -63,7 +63,7 @@ fn sum_bytes(v: __m256i) -> __m256i {
 /// The sum of the four 64-bit lanes of `v`.
 #[target_feature(enable = "avx2")]
 #[inline]
-fn sum_lanes(v: __m256i) -> usize {
+pub(super) fn sum_lanes(v: __m256i) -> usize {
     let s = _mm_add_epi64(_mm256_castsi256_si128(v), _mm256_extracti128_si256::<1>(v));
     let s = _mm_add_epi64(s, _mm_unpackhi_epi64(s, s));
     _mm_cvtsi128_si64(s) as usize

@@ -108,31 +108,6 @@ const ASCII_STEP: usize = 128;
 /// 32 and the 8 after it, whose output overwrites the spill.
 const WHOLE: usize = STEP + 8;
 
-/// `pshufb` indices that pack the UTF-8 of eight 16-bit lanes: one byte of
-/// lane `k` if bit `k` of the index is clear, two if it is set.
-const fn widen_table() -> [[u8; 16]; 256] {
-    let mut table = [[0x80u8; 16]; 256];
-    let mut mask = 0;
-    while mask < 256 {
-        let mut out = 0;
-        let mut lane = 0;
-        while lane < 8 {
-            table[mask][out] = 2 * lane as u8;
-            out += 1;
-            if mask & (1 << lane) != 0 {
-                table[mask][out] = 2 * lane as u8 + 1;
-                out += 1;
-            }
-            lane += 1;
-        }
-        mask += 1;
-    }
-    table
-}
-
-/// (Shared with [`super::latin1_sse41`].)
-pub(crate) static WIDEN: [[u8; 16]; 256] = widen_table();
-
 /// `pshufb` indices that keep the bytes `0..8` whose bit is set in the
 /// index, packed to the start.
 const fn keep_table() -> [[u8; 16]; 256] {

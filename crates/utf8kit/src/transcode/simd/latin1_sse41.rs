@@ -49,7 +49,8 @@
 //! exactly its output.
 
 use super::Progress;
-use super::latin1_avx2::{KEEP, WIDEN};
+use super::WIDEN;
+use super::latin1_avx2::KEEP;
 use core::arch::x86_64::*;
 
 /// Bytes of input a step converts (one register).
@@ -91,7 +92,7 @@ pub(crate) fn widen8(u: __m128i, high: u32) -> __m128i {
         )),
     );
     let lanes = _mm_blendv_epi8(u, two, _mm_cmpgt_epi16(u, _mm_set1_epi16(0x7F)));
-    _mm_shuffle_epi8(lanes, row(&WIDEN, high))
+    _mm_shuffle_epi8(lanes, row(&WIDEN.0, high))
 }
 
 /// Copies the ASCII text at `src[i..]` to `dst + o`, 64 bytes a step while

@@ -281,6 +281,40 @@ pub(crate) unsafe fn copy_short(src: *const u8, dst: *mut u8, n: usize) {
     }
 }
 
+/// A table whose rows start on cache-line boundaries: no row load splits
+/// across two lines.
+#[cfg(target_arch = "x86_64")]
+#[repr(C, align(64))]
+pub(crate) struct Aligned<T>(pub(crate) T);
+
+/// `pshufb` indices that pack the UTF-8 of eight 16-bit lanes: one byte of
+/// lane `k` if bit `k` of the index is clear, two if it is set.
+#[cfg(target_arch = "x86_64")]
+const fn widen_table() -> [[u8; 16]; 256] {
+    let mut table = [[0x80u8; 16]; 256];
+    let mut mask = 0;
+    while mask < 256 {
+        let mut out = 0;
+        let mut lane = 0;
+        while lane < 8 {
+            table[mask][out] = 2 * lane as u8;
+            out += 1;
+            if mask & (1 << lane) != 0 {
+                table[mask][out] = 2 * lane as u8 + 1;
+                out += 1;
+            }
+            lane += 1;
+        }
+        mask += 1;
+    }
+    table
+}
+
+/// [`widen_table`], for the Latin-1 → UTF-8 of `latin1_sse41` (and
+/// `utf32_sse41`) and the UTF-32 → UTF-8 of `utf32_avx2` (2-byte values).
+#[cfg(target_arch = "x86_64")]
+pub(crate) static WIDEN: Aligned<[[u8; 16]; 256]> = Aligned(widen_table());
+
 /// How far a kernel got: input elements read and output elements written.
 /// It stops at a character boundary, where the scalar kernel takes over.
 #[derive(Clone, Copy, Debug, Default)]

@@ -44,8 +44,8 @@
 //!
 //! The packed stores leave don't-care bytes after a step's output (at most
 //! 14), which the output that follows overwrites: such steps run while 16
-//! more units follow and the room for them is left. The last 16 to 47
-//! units go by blocks of 16 that are stored exactly (ASCII directly, others
+//! more units follow and the room for them is left. The last 16 to 31
+//! units (more when the room runs short) go by blocks of 16 that are stored exactly (ASCII directly, others
 //! through a buffer and a few overlapping copies), then the units left as
 //! the end of the block of the last 16, whose first units' bytes (already
 //! written) are skipped. An input of 16 to 32 units that is all ASCII takes
@@ -95,14 +95,10 @@
 //!   branch per block but the counter updated three times a step (a 3-cycle
 //!   chain): 0.56; one add a step: 1.11–1.18.
 
-use super::copy_short;
+use super::utf16_avx2::SWAP16;
 use super::utf16_avx512::Stop;
+use super::{Aligned, copy_short};
 use core::arch::x86_64::*;
-
-/// A table whose rows start on cache-line boundaries (no row load splits
-/// across two lines).
-#[repr(align(64))]
-struct Rows<T>(T);
 
 /// `pshufb` indices that pack eight 16-bit lanes, each holding a unit below
 /// `800` as its UTF-8 (a 2-byte lane: the continuation byte low, the lead
@@ -131,7 +127,7 @@ const fn pack12_table() -> [[u8; 16]; 256] {
     table
 }
 
-static PACK12: Rows<[[u8; 16]; 256]> = Rows(pack12_table());
+static PACK12: Aligned<[[u8; 16]; 256]> = Aligned(pack12_table());
 
 /// `pshufb` indices that pack the UTF-8 of four units, each spread over a
 /// 32-bit lane (bytes `[a, l, b, m]`, see [`encode16`]), to the start. Bits
@@ -168,10 +164,7 @@ const fn pack123_table() -> [[u8; 16]; 256] {
     table
 }
 
-static PACK123: Rows<[[u8; 16]; 256]> = Rows(pack123_table());
-
-/// `pshufb` indices swapping the bytes of each 16-bit lane (UTF-16BE).
-static SWAP16: [u8; 16] = [1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14];
+pub(crate) static PACK123: Aligned<[[u8; 16]; 256]> = Aligned(pack123_table());
 
 /// `pshufb` indices copying the low byte of each 16-bit lane to both bytes.
 static DUP_LOW: [u8; 16] = [0, 0, 2, 2, 4, 4, 6, 6, 8, 8, 10, 10, 12, 12, 14, 14];
@@ -271,39 +264,22 @@ unsafe fn two_byte(u: __m256i, out: *mut u8) -> usize {
 ///   `80 | 30 | u >> 6 & F` by the rule above; flipping `30 ^ p << 4` makes
 ///   it right.
 ///
-/// With `SURR`, units 0–15 of `u` may be surrogates (lane 0's `p` is taken
-/// as 0), and are written right where each high half is followed by a low
-/// one; without, `u` has no surrogates.
+/// Units 0–15 of `u` may be surrogates (lane 0's `p` is taken as 0); they
+/// are written right where each high half is followed by a low one.
+/// (Blocks without surrogates take [`spread16`], which leaves them out.)
 #[target_feature(enable = "avx2")]
 #[inline]
-fn encode16<const SURR: bool>(u: __m256i) -> (__m256i, __m256i, u32, u32, u32) {
-    let zero = _mm256_setzero_si256();
-    let ascii = _mm256_cmpeq_epi16(
-        _mm256_and_si256(u, _mm256_set1_epi16(0xFF80u16 as i16)),
-        zero,
-    );
-    let small = _mm256_cmpeq_epi16(
-        _mm256_and_si256(u, _mm256_set1_epi16(0xF800u16 as i16)),
-        zero,
-    );
-    // SAFETY: `DUP_LOW` is 16 readable bytes.
-    let dup = unsafe { _mm256_broadcastsi128_si256(_mm_loadu_si128(DUP_LOW.as_ptr().cast())) };
-    // [a, l].
-    let al = _mm256_or_si256(
-        _mm256_and_si256(_mm256_shuffle_epi8(u, dup), _mm256_set1_epi16(0x3F7F)),
-        _mm256_set1_epi16(0x8000u16 as i16),
-    );
+fn encode16(u: __m256i) -> (__m256i, __m256i, u32, u32, u32) {
+    let (ascii, small) = classes(u);
+    let al = lanes_al(u);
     let tag = _mm256_and_si256(u, _mm256_set1_epi16(0xFC00u16 as i16));
     let high = _mm256_cmpeq_epi16(tag, _mm256_set1_epi16(0xD800u16 as i16));
     let low = _mm256_cmpeq_epi16(tag, _mm256_set1_epi16(0xDC00u16 as i16));
-    let mut s = _mm256_srli_epi16::<4>(u);
-    if SURR {
-        s = _mm256_blendv_epi8(
-            s,
-            _mm256_sub_epi16(u, _mm256_set1_epi16(0xD7C0u16 as i16)),
-            high,
-        );
-    }
+    let s = _mm256_blendv_epi8(
+        _mm256_srli_epi16::<4>(u),
+        _mm256_sub_epi16(u, _mm256_set1_epi16(0xD7C0u16 as i16)),
+        high,
+    );
     // Bytes [x, y] -> y + 64 * x: [u >> 12, u >> 6 & 3F] (the two low
     // bits of `x` land in bits 6 and 7 of the low byte, which the `E0`
     // below sets anyway; no sum reaches the saturation).
@@ -311,38 +287,25 @@ fn encode16<const SURR: bool>(u: __m256i) -> (__m256i, __m256i, u32, u32, u32) {
         _mm256_maddubs_epi16(s, _mm256_set1_epi16(0x0140)),
         _mm256_set1_epi16(0xC0E0u16 as i16),
     );
-    let mut flip = _mm256_andnot_si256(small, _mm256_set1_epi16(0x4000));
-    if SURR {
-        // Each unit's predecessor (0 before unit 0).
-        let prev = _mm256_alignr_epi8::<14>(u, _mm256_permute2x128_si256::<0x08>(u, u));
-        let p = _mm256_andnot_si256(_mm256_slli_epi16::<12>(prev), _mm256_set1_epi16(0x3000));
-        flip = _mm256_xor_si256(
-            flip,
-            _mm256_or_si256(
-                _mm256_and_si256(high, _mm256_set1_epi16(0x0010)),
-                _mm256_and_si256(low, p),
-            ),
-        );
-    }
+    // Each unit's predecessor (0 before unit 0).
+    let prev = _mm256_alignr_epi8::<14>(u, _mm256_permute2x128_si256::<0x08>(u, u));
+    let p = _mm256_andnot_si256(_mm256_slli_epi16::<12>(prev), _mm256_set1_epi16(0x3000));
+    let flip = _mm256_xor_si256(
+        _mm256_andnot_si256(small, _mm256_set1_epi16(0x4000)),
+        _mm256_or_si256(
+            _mm256_and_si256(high, _mm256_set1_epi16(0x0010)),
+            _mm256_and_si256(low, p),
+        ),
+    );
     let bm = _mm256_xor_si256(bm, flip);
-    let (e, d) = if SURR {
-        (_mm256_or_si256(ascii, high), _mm256_or_si256(small, low))
-    } else {
-        (ascii, small)
-    };
+    let (e, d) = (_mm256_or_si256(ascii, high), _mm256_or_si256(small, low));
     let mask = _mm256_movemask_epi8(_mm256_blendv_epi8(
         e,
         d,
         _mm256_set1_epi16(0xFF00u16 as i16),
     )) as u32;
-    let (h, l) = if SURR {
-        (
-            _mm256_movemask_epi8(high) as u32,
-            _mm256_movemask_epi8(low) as u32,
-        )
-    } else {
-        (0, 0)
-    };
+    let h = _mm256_movemask_epi8(high) as u32;
+    let l = _mm256_movemask_epi8(low) as u32;
     let w0 = _mm256_unpacklo_epi16(al, bm);
     let w1 = _mm256_unpackhi_epi16(al, bm);
     let (p0, p1) = pack16(w0, w1, mask);
@@ -455,13 +418,13 @@ const fn pack13_table() -> [[u8; 32]; 256] {
     table
 }
 
-static PACK13: Rows<[[u8; 32]; 256]> = Rows(pack13_table());
+static PACK13: Aligned<[[u8; 32]; 256]> = Aligned(pack13_table());
 
 /// Writes the UTF-8 of 16 units that are each ASCII or 3 bytes long (no
 /// unit in `80..800`, no surrogate; `ascii` their ASCII mask) at `out`;
-/// returns its length. The lanes are those of [`encode16`] (no flip: no
-/// 2-byte lead), packed with [`PACK13`], whose rows index both halves of a
-/// register at once.
+/// returns its length. The lanes are those of [`encode16`], every `m`
+/// flipped to `80 | …` (none is a 2-byte lead), packed with [`PACK13`],
+/// whose rows index both halves of a register at once.
 ///
 /// # Safety
 ///
@@ -503,8 +466,9 @@ unsafe fn one_or_three(u: __m256i, ascii: __m256i, out: *mut u8) -> usize {
     48 - m.count_ones() as usize
 }
 
-/// Packs and stores the UTF-8 of 16 units spread by [`spread16`] at
-/// `out`; returns its length. All 3 bytes (CJK) take fixed indices.
+/// Packs the UTF-8 of 16 units spread by [`spread16`] with [`PACK123`]
+/// rows and stores it at `out`; returns its length. (All 3-byte blocks take
+/// fixed indices instead, in [`store_threes`].)
 ///
 /// # Safety
 ///
@@ -787,7 +751,7 @@ pub(crate) unsafe fn utf16_to_utf8<const BE: bool>(
             o += written;
             continue;
         }
-        let (p0, p1, mask, h, l) = encode16::<true>(u);
+        let (p0, p1, mask, h, l) = encode16(u);
         // Every low half right after a high one, and every high half
         // right before a low one but the last unit's.
         if l != h << 2 {
@@ -823,7 +787,7 @@ pub(crate) unsafe fn utf16_to_utf8<const BE: bool>(
             i += 16;
             continue;
         }
-        let (p0, p1, mask, h, l) = encode16::<true>(u);
+        let (p0, p1, mask, h, l) = encode16(u);
         if l != h << 2 {
             // SAFETY: `src` is `2 * len` readable bytes.
             return Stop::new(i, o, Some(unsafe { window_end::<BE>(src, len, i) }));
@@ -873,7 +837,7 @@ unsafe fn tail<const BE: bool>(
             o += 16;
             continue;
         }
-        let (p0, p1, mask, h, l) = encode16::<true>(u);
+        let (p0, p1, mask, h, l) = encode16(u);
         if l != h << 2 {
             // SAFETY: `src` is `2 * len` readable bytes.
             return Stop::new(i, o, Some(unsafe { window_end::<BE>(src, len, i) }));
@@ -915,7 +879,7 @@ unsafe fn tail<const BE: bool>(
         }
         return Stop::new(i, o, None);
     }
-    let (p0, p1, mask, h, l) = encode16::<true>(u);
+    let (p0, p1, mask, h, l) = encode16(u);
     let live = !0u32 << (2 * skip);
     let h = h & live;
     if l & live != h << 2 || h >> 30 != 0 {

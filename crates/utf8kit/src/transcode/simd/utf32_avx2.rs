@@ -48,7 +48,7 @@
 //!
 //! 16 values a step (32 while all ASCII). All values below `80`: two
 //! packs and a `vpermd`. Below `800`: narrowed to 16-bit lanes, each makes
-//! its 1 or 2 bytes, packed by a `pshufb` from [`PACK12`] per 8. Below
+//! its 1 or 2 bytes, packed by a `pshufb` from [`WIDEN`] per 8. Below
 //! `10000` with no surrogate: each value gets a 32-bit lane holding its
 //! ASCII byte, its last byte, its 3-byte lead and its 2-byte lead or middle
 //! byte (they differ in one bit), and a `pshufb` from [`PACK123`] per 4
@@ -127,13 +127,13 @@
 //!   ASCII path, at a store per 8 values, is bound by memory: there the
 //!   non-temporal stores gain 1.8×).
 
-use super::{Progress, copy_short};
+// UTF-16 → UTF-8's table: the same lanes `[a, l, b, m]` and classes by
+// the same two bits (the rows of a high surrogate, `2k` set without
+// `2k + 1`, never occur here: an ASCII value is below `800` too).
+use super::utf16_to_utf8_avx2::PACK123;
+use super::{Aligned, Progress, WIDEN, copy_short};
 
 use core::arch::x86_64::*;
-
-/// A table on a cache line of its own: no row load splits a line.
-#[repr(C, align(64))]
-struct Aligned<T>(T);
 
 /// Bytes of a UTF-8 → UTF-32 block: a step converts the characters whose
 /// lead byte is in it, which may end up to 3 bytes past it.
@@ -665,68 +665,6 @@ const TAIL32: usize = STEP32 + 12;
 /// instructions a value it is cheaper than a step's 110 up to 3 values).
 const TAIL32_MIN: usize = 4;
 
-/// `pshufb` indices packing 8 16-bit lanes that hold 1 or 2 bytes of UTF-8
-/// each (from the lane's low byte on) to the start; bit `k` of the index
-/// is set if lane `k` has 2 bytes.
-const fn pack12_table() -> [[u8; 16]; 256] {
-    let mut table = [[0x80u8; 16]; 256];
-    let mut index = 0;
-    while index < 256 {
-        let mut out = 0;
-        let mut lane = 0;
-        while lane < 8 {
-            table[index][out] = 2 * lane as u8;
-            out += 1;
-            if index & (1 << lane) != 0 {
-                table[index][out] = 2 * lane as u8 + 1;
-                out += 1;
-            }
-            lane += 1;
-        }
-        index += 1;
-    }
-    table
-}
-
-static PACK12: Aligned<[[u8; 16]; 256]> = Aligned(pack12_table());
-
-/// `pshufb` indices packing the UTF-8 of 4 values below `10000` held in
-/// 32-bit lanes as bytes `[value, last, lead3, lead2/mid]` (see
-/// [`encode16_bmp`]) to the start. Bit `2k` of the index is set if value
-/// `k` is ASCII, bit `2k + 1` if it is below `800`; the group then holds
-/// `12 - popcnt(index)` bytes.
-const fn pack123_table() -> [[u8; 16]; 256] {
-    let mut table = [[0x80u8; 16]; 256];
-    let mut index = 0;
-    while index < 256 {
-        let mut out = 0;
-        let mut lane = 0;
-        while lane < 4 {
-            let base = 4 * lane as u8;
-            let (ascii, short) = ((index >> (2 * lane)) & 1, (index >> (2 * lane + 1)) & 1);
-            if ascii != 0 {
-                // (With `short` clear this cannot happen: any byte will do.)
-                table[index][out] = base;
-                out += 1;
-            } else if short != 0 {
-                table[index][out] = base + 3;
-                table[index][out + 1] = base + 1;
-                out += 2;
-            } else {
-                table[index][out] = base + 2;
-                table[index][out + 1] = base + 3;
-                table[index][out + 2] = base + 1;
-                out += 3;
-            }
-            lane += 1;
-        }
-        index += 1;
-    }
-    table
-}
-
-static PACK123: Aligned<[[u8; 16]; 256]> = Aligned(pack123_table());
-
 /// `pshufb` indices packing the UTF-8 of 4 values held in 32-bit lanes with
 /// their bytes in reverse order (the last byte in the low byte, the lead
 /// byte at byte `len - 1`; see [`encode8_any`]) to the start. Bit `k` of the
@@ -802,10 +740,10 @@ unsafe fn encode16_short(u: __m256i, out: *mut u8) -> usize {
     // the high one.
     let m = _mm256_movemask_epi8(_mm256_packs_epi16(big, big)) as u32;
     let (m0, m1) = (m & 0xFF, (m >> 16) & 0xFF);
-    let p0 = _mm_shuffle_epi8(_mm256_castsi256_si128(lanes), row(&PACK12.0[m0 as usize]));
+    let p0 = _mm_shuffle_epi8(_mm256_castsi256_si128(lanes), row(&WIDEN.0[m0 as usize]));
     let p1 = _mm_shuffle_epi8(
         _mm256_extracti128_si256::<1>(lanes),
-        row(&PACK12.0[m1 as usize]),
+        row(&WIDEN.0[m1 as usize]),
     );
     let n0 = 8 + m0.count_ones() as usize;
     // SAFETY: 16 bytes at `out` and at `out + n0` (`n0 <= 16`): inside the
@@ -1765,7 +1703,7 @@ mod tests {
         for index in 0..256u32 {
             let used = |r: &[u8; 16]| r.iter().take_while(|&&b| b != 0x80).count();
             assert_eq!(
-                used(&PACK12.0[index as usize]),
+                used(&WIDEN.0[index as usize]),
                 8 + index.count_ones() as usize
             );
             assert_eq!(used(&PACK1234.0[index as usize]), len1234(index));

@@ -25,8 +25,8 @@
 //!   `z << 4 | (x >> 2) & 0F`; ASCII keeps its byte and a zero. One
 //!   `vpunpck{l,h}bw` of the two makes the 16-bit units (in the other
 //!   order for big-endian, which costs nothing).
-//! * **Else**, in 16-bit lanes: the 1-, 2- and 3-byte values as the older
-//!   kernel computes them, and for a 4-byte lead the high surrogate at its
+//! * **Else**, in 16-bit lanes: the 1-, 2- and 3-byte values (as
+//!   `utf32_sse41`'s `decode8` computes them), and for a 4-byte lead the high surrogate at its
 //!   lane and the low surrogate at the next lane (its first continuation
 //!   byte's, which holds no character), so that lane joins the mask. The
 //!   low surrogate of a lead at the last byte is the next step's lane 0.
@@ -293,10 +293,10 @@ unsafe fn widen_stream<const BE: bool>(v: __m256i, out: *mut u8) {
 /// (as the AVX-512 kernel does from the same size).
 const STREAM_MIN: usize = 8 << 20;
 
-/// Converts the characters whose lead is among the 32 bytes `v0` at `p`
-/// (`v1`, `v2` the 32 bytes one and two on) when none is a 4-byte lead and
-/// the previous step left no low surrogate: stores the units at `out`,
-/// returns how many.
+/// Converts the characters whose lead is among the 32 bytes `v0` (`v1`,
+/// `v2` the 32 bytes one and two on; `leads` their lead mask) when none is
+/// a 4-byte lead and the previous step left no low surrogate: stores the
+/// units at `out`, returns how many.
 ///
 /// # Safety
 ///
@@ -385,8 +385,10 @@ unsafe fn lanes4(w0: __m256i, w1: __m256i, w2: __m256i, four: __m256i, after: __
 }
 
 /// [`convert3`] for a step with 4-byte leads, or after one at the
-/// previous step's last byte (`st`): stores the units at `out`, returns how
-/// many.
+/// previous step's last byte (`prev`, the previous 32 bytes): `mask` holds
+/// the leads, each 4-byte lead's next lane (its low surrogate's) and, in
+/// bit 0, a low surrogate carried from the previous step. Stores the units
+/// at `out`, returns how many.
 ///
 /// # Safety
 ///
@@ -815,23 +817,9 @@ pub(crate) unsafe fn utf8_to_utf16_checked<const BE: bool>(
     unsafe { run::<BE, true>(src, dst, cap) }
 }
 
-/// Blocks of 32 bytes between two flushes of the length's byte counters
-/// (each gains at most 1 a block).
+/// 64-byte pairs between two flushes of the length's byte counters (each
+/// counter gains at most 1 a pair).
 const FLUSH: usize = 255;
-
-/// The sum of the 64-bit lanes of `v`.
-///
-/// # Safety
-///
-/// The CPU has AVX2.
-#[inline(always)]
-unsafe fn sum_u64(v: __m256i) -> usize {
-    // SAFETY: the caller guarantees AVX2.
-    unsafe {
-        let s = _mm_add_epi64(_mm256_castsi256_si128(v), _mm256_extracti128_si256::<1>(v));
-        (_mm_cvtsi128_si64(s) + _mm_extract_epi64::<1>(s)) as usize
-    }
-}
 
 /// Inputs at least this long count their whole 64-byte pairs in byte
 /// counters; shorter ones (and the rest) a block at a time with
@@ -890,7 +878,7 @@ pub(crate) unsafe fn utf16_len_from_utf8(bytes: &[u8]) -> usize {
                 _mm256_add_epi64(_mm256_sad_epu8(fa, zero), _mm256_sad_epu8(fb, zero)),
             );
             // SAFETY: the features are enabled.
-            n += unsafe { sum_u64(sums) };
+            n += super::count_avx2::sum_lanes(sums);
         }
         i = pairs.len() * 64;
     }
