@@ -153,7 +153,7 @@ fn utf8_to_latin1_run<const VALID: bool>(
         Engine::Avx2 => {
             let (ptr, cap) = (dst.as_mut_ptr(), dst.len());
             // SAFETY: as for `Engine::Avx512` above.
-            unsafe { super::simd::latin1_avx2::utf8_to_latin1::<VALID>(src, ptr, cap) }
+            unsafe { super::simd::latin1_avx2::utf8_to_latin1(src, ptr, cap) }
         }
         #[cfg(target_arch = "x86_64")]
         Engine::Sse41 => {

@@ -56,8 +56,9 @@
 //! their output is copied; UTF-8 → Latin-1 converts them all as the end of
 //! a window of the last 32 bytes (the bytes before them masked off in the
 //! test and the keep mask), packed in a local buffer and copied exactly.
-//! Only a lack of room (or, for UTF-8, a problem in the input) leaves
-//! bytes to the scalar kernel.
+//! Only a lack of room (or, for UTF-8, a problem in the input, an input
+//! shorter than 32 bytes, or a 2-byte character across the last step's
+//! end) leaves bytes to the scalar kernel.
 //!
 //! # Large inputs
 //!
@@ -95,7 +96,7 @@
 //!   the SSE4.1 kernel (16-byte steps that always move on by 16) on Latin-1
 //!   text and random Latin-1 (0.87–0.93 against 1.49–2.57 GB/s).
 
-use super::{Progress, copy_short};
+use super::{Aligned, Progress, copy_short};
 use core::arch::x86_64::*;
 
 /// Bytes of input a step converts (one register).
@@ -129,7 +130,7 @@ const fn keep_table() -> [[u8; 16]; 256] {
 }
 
 /// (Shared with [`super::latin1_sse41`].)
-pub(crate) static KEEP: [[u8; 16]; 256] = keep_table();
+pub(crate) static KEEP: Aligned<[[u8; 16]; 256]> = Aligned(keep_table());
 
 /// `pshufb` indices that pack the UTF-8 of eight 16-bit lanes `[lead,
 /// byte]`: the byte of lane `k` alone if bit `k` of the index is clear
@@ -155,7 +156,7 @@ const fn widen2_table() -> [[u8; 16]; 256] {
 }
 
 /// See [`widen2_table`].
-static WIDEN2: [[u8; 16]; 256] = widen2_table();
+static WIDEN2: Aligned<[[u8; 16]; 256]> = Aligned(widen2_table());
 
 /// The 16-byte row `mask` (its low 8 bits) of `table`.
 #[target_feature(enable = "avx2")]
@@ -230,8 +231,8 @@ fn widen32(v: __m256i, high: u32) -> (__m256i, __m256i) {
     let a = _mm256_unpacklo_epi8(lead, byte);
     let b = _mm256_unpackhi_epi8(lead, byte);
     (
-        _mm256_shuffle_epi8(a, rows(&WIDEN2, high, high >> 16)),
-        _mm256_shuffle_epi8(b, rows(&WIDEN2, high >> 8, high >> 24)),
+        _mm256_shuffle_epi8(a, rows(&WIDEN2.0, high, high >> 16)),
+        _mm256_shuffle_epi8(b, rows(&WIDEN2.0, high >> 8, high >> 24)),
     )
 }
 
@@ -258,7 +259,7 @@ unsafe fn store_exact16(out: *mut u8, g: __m128i, n: usize) {
 /// Inputs (and rooms) of at least this many bytes, whose output will not
 /// stay in the caches, copy their leading ASCII with aligned non-temporal
 /// stores ([`ascii_stream`]).
-pub(crate) const STREAM_MIN: usize = 8 << 20;
+const STREAM_MIN: usize = 8 << 20;
 
 /// Copies the ASCII prefix of `src` to `dst` (ASCII is the same bytes in
 /// Latin-1 and UTF-8) with non-temporal stores of whole cache lines, 128
@@ -277,7 +278,7 @@ pub(crate) const STREAM_MIN: usize = 8 << 20;
 /// * `dst` is valid for writes of `cap` bytes.
 #[target_feature(enable = "avx2")]
 #[inline(never)]
-pub(crate) unsafe fn ascii_stream(src: &[u8], dst: *mut u8, cap: usize) -> usize {
+unsafe fn ascii_stream(src: &[u8], dst: *mut u8, cap: usize) -> usize {
     let len = src.len();
     let p = src.as_ptr();
     if len.min(cap) < 64 {
@@ -319,10 +320,10 @@ pub(crate) unsafe fn ascii_stream(src: &[u8], dst: *mut u8, cap: usize) -> usize
     i
 }
 
-/// Converts Latin-1 `src` to UTF-8 at `dst` while a step's input (32
-/// bytes, then one step of 16) and room remain (see the module docs);
-/// an input past [`STREAM_MIN`] copies its ASCII start with
-/// [`ascii_stream`] first.
+/// Converts Latin-1 `src` to UTF-8 at `dst`, all of it where the room
+/// allows (steps of 32 bytes, one of 16, then the last 1..=15 bytes; see
+/// the module docs), stopping only for room; an input past [`STREAM_MIN`]
+/// copies its ASCII start with [`ascii_stream`] first.
 ///
 /// # Safety
 ///
@@ -332,28 +333,36 @@ pub(crate) unsafe fn ascii_stream(src: &[u8], dst: *mut u8, cap: usize) -> usize
 pub(crate) unsafe fn latin1_to_utf8(src: &[u8], dst: *mut u8, cap: usize) -> Progress {
     if src.len() >= STREAM_MIN && cap >= STREAM_MIN {
         // SAFETY: the caller's contract.
-        return unsafe { latin1_to_utf8_large(src, dst, cap) };
+        return unsafe { after_ascii_stream(src, dst, cap, latin1_to_utf8_main) };
     }
     // SAFETY: the caller's contract.
     unsafe { latin1_to_utf8_main(src, dst, cap) }
 }
 
-/// [`latin1_to_utf8`] past [`STREAM_MIN`] (out of line, so that the
-/// common path has one call).
+/// An input past [`STREAM_MIN`]: its ASCII start copied by
+/// [`ascii_stream`], then the rest converted by `main` (one direction's
+/// kernel; out of line and cold, so that the common path has one call).
 ///
 /// # Safety
 ///
 /// * The CPU supports the enabled features.
 /// * `dst` is valid for writes of `cap` bytes.
+/// * `main` is `latin1_to_utf8_main` or `utf8_to_latin1_main` (an ASCII
+///   prefix is its own output in both directions, and ends on a character
+///   boundary).
 #[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
 #[inline(never)]
 #[cold]
-unsafe fn latin1_to_utf8_large(src: &[u8], dst: *mut u8, cap: usize) -> Progress {
-    // SAFETY: the caller's contract; the copied ASCII prefix is its own
-    // UTF-8, and the rest converts after it.
+unsafe fn after_ascii_stream(
+    src: &[u8],
+    dst: *mut u8,
+    cap: usize,
+    main: unsafe fn(&[u8], *mut u8, usize) -> Progress,
+) -> Progress {
+    // SAFETY: the caller's contract; the rest converts after the prefix.
     unsafe {
         let k = ascii_stream(src, dst, cap);
-        let p = latin1_to_utf8_main(&src[k..], dst.add(k), cap - k);
+        let p = main(&src[k..], dst.add(k), cap - k);
         Progress {
             read: k + p.read,
             written: k + p.written,
@@ -512,80 +521,45 @@ fn next_bytes(v: __m256i) -> __m256i {
     _mm256_alignr_epi8::<1>(_mm256_permute2x128_si256::<0x81>(v, v), v)
 }
 
-/// Writes exactly the `n` bytes (`n <= 8`) of `x` at `out`.
+/// Writes exactly the `n` bytes (`4 <= n <= 8`: a group of a step keeps 4
+/// to 8 bytes) of `x` at `out`, as two overlapping 4-byte pieces.
 ///
 /// # Safety
 ///
-/// * `out` is valid for writes of `n` bytes; `n <= 8`.
+/// * `out` is valid for writes of `n` bytes; `4 <= n <= 8`.
 #[inline(always)]
 unsafe fn store_exact8(out: *mut u8, x: u64, n: usize) {
-    // SAFETY: every write (of both branches) is inside the `n` bytes.
+    debug_assert!((4..=8).contains(&n));
+    // SAFETY: both writes are inside the `n >= 4` bytes.
     unsafe {
-        if n >= 4 {
-            out.cast::<u32>().write_unaligned(x as u32);
-            out.add(n - 4)
-                .cast::<u32>()
-                .write_unaligned((x >> (8 * (n - 4))) as u32);
-        } else {
-            for k in 0..n {
-                out.add(k).write((x >> (8 * k)) as u8);
-            }
-        }
+        out.cast::<u32>().write_unaligned(x as u32);
+        out.add(n - 4)
+            .cast::<u32>()
+            .write_unaligned((x >> (8 * (n - 4))) as u32);
     }
 }
 
 /// Converts UTF-8 `src` to Latin-1 at `dst` while its steps take the fast
 /// path (see the module docs) and 32 bytes of input and room for the
-/// step's output remain; stops at a character boundary before the first
-/// step that does not.
+/// step's output remain, then the last bytes as the end of one more window
+/// ([`utf8_to_latin1_last`]); stops at a character boundary before the
+/// first step that does not.
 ///
-/// (`VALID`, input known to be UTF-8, changes nothing here: the test that
-/// every step makes also proves the layout its stores rely on.)
+/// Input known to be UTF-8 takes the same path: the test that every step
+/// makes also proves the layout its stores rely on.
 ///
 /// # Safety
 ///
 /// * The CPU supports the enabled features.
 /// * `dst` is valid for writes of `cap` bytes.
 #[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
-pub(crate) unsafe fn utf8_to_latin1<const VALID: bool>(
-    src: &[u8],
-    dst: *mut u8,
-    cap: usize,
-) -> Progress {
+pub(crate) unsafe fn utf8_to_latin1(src: &[u8], dst: *mut u8, cap: usize) -> Progress {
     if src.len() >= STREAM_MIN && cap >= STREAM_MIN {
         // SAFETY: the caller's contract.
-        return unsafe { utf8_to_latin1_large::<VALID>(src, dst, cap) };
+        return unsafe { after_ascii_stream(src, dst, cap, utf8_to_latin1_main) };
     }
     // SAFETY: the caller's contract.
     unsafe { utf8_to_latin1_main(src, dst, cap) }
-}
-
-/// [`utf8_to_latin1`] past [`STREAM_MIN`] (out of line, so that the
-/// common path has one call).
-///
-/// # Safety
-///
-/// * The CPU supports the enabled features.
-/// * `dst` is valid for writes of `cap` bytes.
-#[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
-#[inline(never)]
-#[cold]
-unsafe fn utf8_to_latin1_large<const VALID: bool>(
-    src: &[u8],
-    dst: *mut u8,
-    cap: usize,
-) -> Progress {
-    // SAFETY: the caller's contract; the copied ASCII prefix is its own
-    // Latin-1 and ends on a character boundary, and the rest converts
-    // after it.
-    unsafe {
-        let k = ascii_stream(src, dst, cap);
-        let p = utf8_to_latin1_main(&src[k..], dst.add(k), cap - k);
-        Progress {
-            read: k + p.read,
-            written: k + p.written,
-        }
-    }
 }
 
 /// [`utf8_to_latin1`] past the streamed prefix.
@@ -661,10 +635,10 @@ unsafe fn utf8_to_latin1_main(src: &[u8], dst: *mut u8, cap: usize) -> Progress 
             ),
         );
         let bytes = _mm256_blendv_epi8(v, latin, lead_v);
-        let a = _mm256_shuffle_epi8(bytes, rows(&KEEP, keep, keep >> 16));
+        let a = _mm256_shuffle_epi8(bytes, rows(&KEEP.0, keep, keep >> 16));
         let b = _mm256_shuffle_epi8(
             _mm256_srli_si256::<8>(bytes),
-            rows(&KEEP, keep >> 8, keep >> 24),
+            rows(&KEEP.0, keep >> 8, keep >> 24),
         );
         // SAFETY: `o + n <= cap` or `o + 32 <= cap`.
         let out = unsafe { dst.add(o) };
@@ -749,10 +723,10 @@ unsafe fn utf8_to_latin1_last(w: *const u8, r: usize, out: *mut u8, room: usize)
         ),
     );
     let bytes = _mm256_blendv_epi8(v, latin, lead_v);
-    let a = _mm256_shuffle_epi8(bytes, rows(&KEEP, keep, keep >> 16));
+    let a = _mm256_shuffle_epi8(bytes, rows(&KEEP.0, keep, keep >> 16));
     let b = _mm256_shuffle_epi8(
         _mm256_srli_si256::<8>(bytes),
-        rows(&KEEP, keep >> 8, keep >> 24),
+        rows(&KEEP.0, keep >> 8, keep >> 24),
     );
     let o1 = (keep & 0xFF).count_ones() as usize;
     let o2 = (keep & 0xFFFF).count_ones() as usize;
@@ -935,12 +909,7 @@ mod tests {
         let cap = need + extra;
         let mut out = vec![0xA5u8; cap];
         // SAFETY: the features were checked; `out` is `cap` bytes.
-        let p = unsafe { utf8_to_latin1::<false>(src, out.as_mut_ptr(), cap) };
-        if valid.is_some() {
-            // SAFETY: as above; the input is UTF-8.
-            let q = unsafe { utf8_to_latin1::<true>(src, out.as_mut_ptr(), cap) };
-            assert_eq!((p.read, p.written), (q.read, q.written));
-        }
+        let p = unsafe { utf8_to_latin1(src, out.as_mut_ptr(), cap) };
         let done = core::str::from_utf8(&src[..p.read]).expect("stops at a boundary of valid text");
         let want: Vec<u8> = done.chars().map(|c| u32::from(c) as u8).collect();
         assert!(done.chars().all(|c| u32::from(c) < 0x100));

@@ -270,8 +270,8 @@ pub(crate) unsafe fn utf8_to_latin1<const VALID: bool>(
         let keep = !leads & 0xFFFF;
         let n_lo = (keep & 0xFF).count_ones() as usize;
         let n = keep.count_ones() as usize;
-        let lo = _mm_shuffle_epi8(bytes, row(&KEEP, keep));
-        let hi = _mm_shuffle_epi8(_mm_srli_si128::<8>(bytes), row(&KEEP, keep >> 8));
+        let lo = _mm_shuffle_epi8(bytes, row(&KEEP.0, keep));
+        let hi = _mm_shuffle_epi8(_mm_srli_si128::<8>(bytes), row(&KEEP.0, keep >> 8));
         if src.len() - i >= KEEP_TAIL {
             // SAFETY: stores of 8 bytes at `out` and `out + n_lo` (at most
             // 8): inside the 16 writable bytes.
