@@ -3,9 +3,9 @@
 //! before AVX2 and BMI: 128-bit registers, `pshufb` (SSSE3), `pblendvb`
 //! and `pmovzxbw` (SSE4.1) and `popcnt`, nothing else.
 //!
-//! The steps are those of [`super::latin1_avx2`] with its 16-byte halves
-//! as the unit of work, and they pack with its tables ([`WIDEN`],
-//! [`KEEP`]).
+//! They pack with the tables [`WIDEN`] (in `simd/mod.rs`) and [`KEEP`]
+//! (from [`super::latin1_avx2`], whose steps have since moved on: they
+//! widen to `[lead, byte]` lanes with a table of their own).
 //!
 //! # Latin-1 → UTF-8
 //!
