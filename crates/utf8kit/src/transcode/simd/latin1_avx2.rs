@@ -51,9 +51,9 @@
 //! or 4-byte pieces. Of the 0..=31 bytes after the last step, Latin-1 →
 //! UTF-8 converts 16 with one more exact step and the last 1..=15 (or a
 //! whole input shorter than 16) from one register holding just them (the
-//! last 16 bytes of the input moved down by a `pshufb` from [`SHIFT`], or
-//! a zero-padded copy), widened into a local buffer from which exactly
-//! their output is copied; UTF-8 → Latin-1 converts them all as the end of
+//! last 16 bytes of the input moved down by a `pshufb`, or read with at
+//! most two scalar loads: the validator's `load_end` and `load_small`),
+//! widened into a local buffer from which exactly their output is copied; UTF-8 → Latin-1 converts them all as the end of
 //! a window of the last 32 bytes (the bytes before them masked off in the
 //! test and the keep mask), packed in a local buffer and copied exactly.
 //! Only a lack of room (or, for UTF-8, a problem in the input, an input
@@ -97,6 +97,7 @@
 //!   text and random Latin-1 (0.87–0.93 against 1.49–2.57 GB/s).
 
 use super::{Aligned, Progress, copy_short};
+use crate::validate::simd::sse42;
 use core::arch::x86_64::*;
 
 /// Bytes of input a step converts (one register).
@@ -455,24 +456,16 @@ unsafe fn latin1_to_utf8_main(src: &[u8], dst: *mut u8, cap: usize) -> Progress 
     // written exactly.
     let r = len - i;
     if r > 0 && r < STEP / 2 {
-        // Those bytes at the start of a register, zeros after them.
+        // Those bytes at the start of a register, zeros after them (the
+        // validator's loads of a short end).
         let v = if len >= STEP / 2 {
-            // SAFETY: the 16 bytes before `len` are readable; `SHIFT` has
-            // 16 readable bytes from `16 - r <= 15` on.
-            unsafe {
-                _mm_shuffle_epi8(
-                    _mm_loadu_si128(p.add(len - 16).cast()),
-                    _mm_loadu_si128(SHIFT.as_ptr().add(16 - r).cast()),
-                )
-            }
+            // SAFETY: `r < 16` and the 16 bytes before `len` are readable;
+            // the CPU has SSSE3 (AVX2 implies it).
+            unsafe { sse42::load_end(p.add(i), r) }
         } else {
-            // (`i == 0`, `r == len`.)
-            let mut w = [0u8; 16];
-            // SAFETY: `len < 16` bytes from `p` into the 16 of `w`.
-            unsafe {
-                copy_short(p, w.as_mut_ptr(), len);
-                _mm_loadu_si128(w.as_ptr().cast())
-            }
+            // SAFETY: (`i == 0`, `r == len < 16`) the `len` bytes at `p`
+            // are readable.
+            unsafe { sse42::load_small(p, len) }
         };
         let high = _mm_movemask_epi8(v) as u32;
         let n = r + high.count_ones() as usize;
@@ -500,18 +493,6 @@ unsafe fn latin1_to_utf8_main(src: &[u8], dst: *mut u8, cap: usize) -> Progress 
         written: o,
     }
 }
-
-/// `pshufb` indices from which 16 bytes at `16 - r` move the last `r`
-/// bytes of a register to its start and zero the rest.
-static SHIFT: [u8; 32] = {
-    let mut t = [0x80u8; 32];
-    let mut k = 0;
-    while k < 16 {
-        t[k] = k as u8;
-        k += 1;
-    }
-    t
-};
 
 /// The 32 bytes of `v` moved down one byte, a zero byte coming in at the
 /// top.

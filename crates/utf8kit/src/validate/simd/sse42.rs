@@ -27,7 +27,7 @@ static SHIFT_DOWN: [u8; 32] = {
 /// * The CPU supports SSSE3.
 /// * `len < 16` and `ptr + len - 16..ptr + len` is readable.
 #[inline(always)]
-pub(super) unsafe fn load_end(ptr: *const u8, len: usize) -> __m128i {
+pub(crate) unsafe fn load_end(ptr: *const u8, len: usize) -> __m128i {
     debug_assert!(len < 16);
     // SAFETY: the caller makes the 16 bytes ending at `ptr + len` readable
     // and guarantees SSSE3; `16 - len <= 16` keeps the mask load inside
@@ -48,7 +48,7 @@ pub(super) unsafe fn load_end(ptr: *const u8, len: usize) -> __m128i {
 ///
 /// * `len < 16` and `ptr..ptr + len` is readable.
 #[inline(always)]
-pub(super) unsafe fn load_small(ptr: *const u8, len: usize) -> __m128i {
+pub(crate) unsafe fn load_small(ptr: *const u8, len: usize) -> __m128i {
     debug_assert!(len < 16);
     // SAFETY: every read below lies inside `ptr..ptr + len`: 8-byte reads
     // at 0 and `len - 8` when `len >= 8`, 4-byte ones at 0 and `len - 4`
