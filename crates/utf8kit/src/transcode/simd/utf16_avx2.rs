@@ -91,6 +91,31 @@ pub(crate) unsafe fn pairs<const BE: bool>(
 /// bytes, written by four 16-byte stores, the last at most 36 bytes in.
 pub(crate) const ROOM8: usize = 64;
 
+/// `end`, or one unit further if a surrogate pair straddles it (a high
+/// half just before `end`, a low one at it): where a window of units that
+/// ends at `end` can end without splitting a pair.
+///
+/// # Safety
+///
+/// * `1 <= end <= len`, and the `len` units at `src` (little-endian bytes,
+///   or big-endian if `BE`) are readable.
+#[inline(always)]
+pub(crate) unsafe fn pair_end<const BE: bool>(src: *const u8, len: usize, end: usize) -> usize {
+    let unit = |k: usize| {
+        // SAFETY: `k` is `end - 1` or `end < len` below, both below `len`.
+        let b = unsafe { src.add(2 * k).cast::<[u8; 2]>().read_unaligned() };
+        if BE {
+            u16::from_be_bytes(b)
+        } else {
+            u16::from_le_bytes(b)
+        }
+    };
+    let paired = end < len
+        && (0xD800..0xDC00).contains(&unit(end - 1))
+        && (0xDC00..0xE000).contains(&unit(end));
+    end + usize::from(paired)
+}
+
 /// Encodes the block of 16 units at unit `i` (of `len` at `src`), which
 /// holds a surrogate, with scalar code, and the unit after it if the block
 /// ends with the high half of a pair: returns the end of what it read and
@@ -118,11 +143,8 @@ pub(crate) unsafe fn surrogate_block<const BE: bool>(
             u16::from_le_bytes(b)
         }
     };
-    let end = i + 16;
-    let paired = end < len
-        && (0xD800..0xDC00).contains(&unit(end - 1))
-        && (0xDC00..0xE000).contains(&unit(end));
-    let end = end + usize::from(paired);
+    // SAFETY: units `i..i + 16` are readable, so `i + 16 <= len`.
+    let end = unsafe { pair_end::<BE>(src, len, i + 16) };
     // SAFETY: 64 bytes at `out` are writable (the caller's promise), and
     // nothing else refers to them while `room` lives.
     let room = unsafe { core::slice::from_raw_parts_mut(out, ROOM8) };

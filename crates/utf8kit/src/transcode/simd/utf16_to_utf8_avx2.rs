@@ -576,24 +576,9 @@ unsafe fn store4(p0: __m256i, p1: __m256i, mask: u32, out: *mut u8) -> usize {
 #[cold]
 #[inline(never)]
 unsafe fn window_end<const BE: bool>(src: *const u8, len: usize, i: usize) -> usize {
-    let unit = |k: usize| {
-        // SAFETY: the callers below keep `k < len`.
-        let b = unsafe { src.add(2 * k).cast::<[u8; 2]>().read_unaligned() };
-        if BE {
-            u16::from_be_bytes(b)
-        } else {
-            u16::from_le_bytes(b)
-        }
-    };
-    let end = (i + 16).min(len);
-    if end < len
-        && (0xD800..0xDC00).contains(&unit(end - 1))
-        && (0xDC00..0xE000).contains(&unit(end))
-    {
-        end + 1
-    } else {
-        end
-    }
+    // SAFETY: `i < len` (the block at `i` has a unit), so `1 <= end <= len`;
+    // the caller's promise for the rest.
+    unsafe { super::utf16_avx2::pair_end::<BE>(src, len, (i + 16).min(len)) }
 }
 
 /// Converts UTF-16 (little-endian bytes, or big-endian if `BE`; `len` units
