@@ -19,7 +19,7 @@
 //! which shortens its dependency chain by about ten cycles. Inputs shorter
 //! than 32 bytes are read as two overlapping 16-, 8- or 4-byte pieces (the
 //! second shifted past the overlap in its mask), so that no input leaves
-//! the SIMD code.
+//! this module (below 4 bytes, a byte at a time).
 //!
 //! # Tried and dropped
 //!
@@ -82,7 +82,7 @@ unsafe fn count_below<const K: i8>(bytes: &[u8]) -> usize {
     let p = bytes.as_ptr();
     if len < 32 {
         // SAFETY: `bytes` is `len` readable bytes.
-        return unsafe { count_below_short(p, len, K) };
+        return unsafe { count_below_short::<K>(p, len) };
     }
     let kv = _mm256_set1_epi8(K);
     // -1 in each byte of `v` below `K`.
@@ -140,8 +140,8 @@ unsafe fn count_below<const K: i8>(bytes: &[u8]) -> usize {
 /// * `p` is valid for reads of `len < 32` bytes.
 #[target_feature(enable = "avx2,popcnt")]
 #[inline]
-unsafe fn count_below_short(p: *const u8, len: usize, k: i8) -> usize {
-    let kv = _mm_set1_epi8(k);
+unsafe fn count_below_short<const K: i8>(p: *const u8, len: usize) -> usize {
+    let kv = _mm_set1_epi8(K);
     let mask = |v: __m128i| _mm_movemask_epi8(_mm_cmpgt_epi8(kv, v)) as u32;
     // SAFETY: each read stays inside the `len` bytes at `p`.
     let (a, b, piece) = unsafe {
@@ -166,7 +166,7 @@ unsafe fn count_below_short(p: *const u8, len: usize, k: i8) -> usize {
         } else {
             let mut n = 0;
             for j in 0..len {
-                n += usize::from((p.add(j).read() as i8) < k);
+                n += usize::from((p.add(j).read() as i8) < K);
             }
             return n;
         }
