@@ -15,9 +15,10 @@
 //!   checked in vain. (`decode_lossy_into` copies as it checks, and tests
 //!   every block from the start.)
 //! * The exact error is found by a scalar rescan of a few bytes only: the
-//!   AVX-512 kernel knows the first flagged lane, and an invalid sequence is
-//!   always flagged within three bytes of its start (the other kernels
-//!   rescan from the start of the failing block).
+//!   kernels know the first flagged lane, and the bytes before it are valid
+//!   but for at most one unfinished sequence at their end, so the rescan
+//!   starts at that sequence's lead, if any, among the three bytes before
+//!   the lane, else at the lane: at the error, or one character before it.
 //! * The SIMD kernels store each block to the output as they check it, so
 //!   valid text is read once; the output is reserved once, with room for
 //!   the replacements of a few errors.

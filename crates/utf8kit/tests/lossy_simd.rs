@@ -227,6 +227,38 @@ fn every_three_byte_input_across_a_block_edge() {
     }
 }
 
+/// Errors right after a character that is not ASCII: every input of up to
+/// three bytes whose first byte is not ASCII (the third byte from the
+/// boundary values), after a 2-, 3- and 4-byte character, across the block
+/// edge at 64. The kernels rescan an error from the last lead among the
+/// three bytes before the first lane the check flags; here that lead is
+/// often the character before the error, which must be decoded, not
+/// skipped or taken for part of the error.
+#[test]
+fn errors_right_after_a_character_that_is_not_ascii() {
+    const EDGES: [u8; 13] = [
+        0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC2, 0xE0, 0xF0, 0xFF,
+    ];
+    let ks = kernels();
+    let mut c = Checker::default();
+    let mut buf = Vec::new();
+    for before in ["é", "中", "😀"] {
+        for offset in [59, 61, 63] {
+            for a in 0x80..=255u8 {
+                for b in 0..=255u8 {
+                    for d in EDGES {
+                        embed(&mut buf, offset, before.as_bytes());
+                        buf.truncate(offset + before.len());
+                        buf.extend_from_slice(&[a, b, d]);
+                        buf.extend((0..130).map(|i| b'A' + (i % 26) as u8));
+                        c.forced(&buf, &Expected::of(&buf), &ks);
+                    }
+                }
+            }
+        }
+    }
+}
+
 /// Every 4-byte lead with every second byte and the boundary values of the
 /// third and fourth, at several offsets.
 #[test]

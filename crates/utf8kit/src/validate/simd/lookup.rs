@@ -788,8 +788,8 @@ pub(super) unsafe fn first_failure<V: Vector>(bytes: &[u8]) -> usize {
 /// This is the flavour for input that is expected to hold errors (chunk
 /// iteration restarts here after each one; [`lossy`] runs the same loop
 /// and resolves errors itself): past an error at most one block is checked
-/// in vain, and the rescan starts at the failing block (AVX-512: a few
-/// bytes before the error). On valid input it does a few more tests than
+/// in vain, and the rescan starts at the error or one character before it.
+/// On valid input it does a few more tests than
 /// [`first_failure`], which is why that one tests per chunk.
 ///
 /// With `COPY`, every byte checked is also stored at the same offset from
@@ -921,7 +921,7 @@ unsafe fn check_blocks<V: Vector, const COPY: bool, const PAIRS: bool>(
                     } else {
                         i + first.first_nonzero_lane()
                     };
-                    return Some(at.saturating_sub(3));
+                    return Some(at);
                 }
                 i += 2 * BLOCK;
             } else {
@@ -930,12 +930,12 @@ unsafe fn check_blocks<V: Vector, const COPY: bool, const PAIRS: bool>(
                 let errors = with_block!(V, at, i, |b| st.block_errors(c, &b));
                 copy_blocks::<V, COPY>(ptr, dst, i, 1);
                 if let Some(lane) = first_flagged(&errors) {
-                    // A flagged lane is at most three bytes after the start
-                    // of the invalid sequence that set it (and no earlier
-                    // block failed), so no invalid sequence starts before
-                    // `lane - 3` and the rescan can start there (see
-                    // `locate`).
-                    return Some((i + lane).saturating_sub(3));
+                    // No lane before this one is flagged, so the bytes
+                    // before it are valid but for at most an unfinished
+                    // sequence at their end, and the rescan starts at that
+                    // sequence's lead or here (see `locate`): at the error
+                    // itself, or one character before it.
+                    return Some(i + lane);
                 }
                 i += BLOCK;
             }
@@ -964,8 +964,8 @@ pub(crate) struct Lossy {
 /// run is checked and copied a block at a time ([`check_blocks`] with
 /// `COPY`, and `PAIRS`), and each maximal invalid subpart becomes U+FFFD
 /// (`EF BF BD`), all in one loop with the constants in registers: an error
-/// is resolved in place by a short scalar decode from a few bytes before
-/// the first flagged lane ([`resolve`]), without leaving the kernel. A
+/// is resolved in place by a short scalar decode from the error, or the
+/// character before it ([`resolve`]), without leaving the kernel. A
 /// continuation byte right after an invalid sequence is one more invalid
 /// sequence, replaced without running the check.
 ///
