@@ -263,7 +263,7 @@ pub const fn state_name(state: u8) -> &'static str {
 /// `offset` and `len` are the numbers that repeated calls to
 /// [`core::str::from_utf8`] report (`valid_up_to` shifted to an absolute
 /// position, and `error_len`, with a truncated tail counting as the rest of
-/// the input); `kind` is the class [`crate::validate`] reports for it.
+/// the input); `kind` is the class [`validate`](crate::validate()) reports for it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct InvalidSequence {
     /// Absolute offset of the first byte, counted over all input fed.

@@ -200,7 +200,7 @@ impl StreamValidator {
     ///
     /// # Errors
     ///
-    /// The first error of the stream, as [`crate::validate`] would report it
+    /// The first error of the stream, as [`validate`](crate::validate()) would report it
     /// on the whole stream at once. A character cut by the end of a chunk is
     /// not an error until [`finish`](Self::finish).
     pub fn feed(&mut self, chunk: &[u8]) -> Result<(), Utf8Error> {

@@ -87,7 +87,7 @@ pub fn truncate_str(text: &str, max_bytes: usize) -> &str {
 /// valid UTF-8 character, for bytes that may not be UTF-8.
 ///
 /// The cut is moved back only when position `max` falls strictly inside a
-/// *valid* character (one that [`validate`](crate::validate) would accept at
+/// *valid* character (one that [`validate`](crate::validate()) would accept at
 /// that place, found within the three bytes before `max`). Invalid bytes are
 /// not characters and are cut anywhere, so the result never ends with a
 /// fragment of a character that was valid in the input, and valid input

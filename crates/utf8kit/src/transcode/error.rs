@@ -231,7 +231,7 @@ impl core::error::Error for Utf32Error {}
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Latin1Error {
     /// The input is not valid UTF-8; the error is the one
-    /// [`validate`](crate::validate) reports.
+    /// [`validate`](crate::validate()) reports.
     InvalidUtf8(Utf8Error),
     /// The character `ch`, starting at byte `offset` of the input, is above
     /// U+00FF.

@@ -292,7 +292,7 @@ pub fn latin1_to_utf8_into(
 /// # Errors
 ///
 /// The first problem in the input: [`Latin1Error::InvalidUtf8`] (with the
-/// error [`validate`](crate::validate) reports) or
+/// error [`validate`](crate::validate()) reports) or
 /// [`Latin1Error::Unrepresentable`] for a character above U+00FF.
 ///
 /// # Example

@@ -26,7 +26,7 @@
 //!
 //! # Errors
 //!
-//! UTF-8 input is checked exactly like [`validate`](crate::validate): the
+//! UTF-8 input is checked exactly like [`validate`](crate::validate()): the
 //! same [`Utf8Error`], with std's `valid_up_to` and
 //! `error_len`. UTF-16 errors ([`Utf16Error`]) and UTF-32 errors
 //! ([`Utf32Error`]) give the index, in code units, of the first bad unit.

@@ -45,7 +45,7 @@ const fn second_ok(lead: u8, second: u8) -> bool {
 
 /// Decodes the character at the start of `rest`: its scalar value and its
 /// length in bytes, or the `error_len` and class of the invalid sequence there
-/// (exactly as [`validate`](crate::validate) reports them).
+/// (exactly as [`validate`](crate::validate()) reports them).
 ///
 /// The match is the hot path for well-formed input; everything it does not
 /// accept goes to the validator's exact (and cold) classifier, so the two can

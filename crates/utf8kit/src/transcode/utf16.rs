@@ -395,7 +395,7 @@ fn utf8_to_utf16_lossy_run<T: Unit16>(
     o
 }
 
-/// [`utf16_len_from_utf8`] by `engine`.
+/// [`utf16_len_from_utf8`](super::utf16_len_from_utf8) by `engine`.
 #[inline]
 pub(super) fn utf16_len_by(engine: Engine, bytes: &[u8]) -> usize {
     match engine {
@@ -637,7 +637,7 @@ fn as_units(bytes: &[u8]) -> Result<&[[u8; 2]], Utf16Error> {
 ///
 /// # Errors
 ///
-/// If `bytes` is not UTF-8, exactly the error [`validate`](crate::validate)
+/// If `bytes` is not UTF-8, exactly the error [`validate`](crate::validate())
 /// returns.
 ///
 /// # Example
@@ -718,7 +718,7 @@ pub fn valid_utf8_to_utf16_into(
 ///
 /// # Errors
 ///
-/// [`TranscodeError::Invalid`] with the error of [`validate`](crate::validate)
+/// [`TranscodeError::Invalid`] with the error of [`validate`](crate::validate())
 /// if `bytes` is not UTF-8 (anywhere in the input, even past what fits in
 /// `out`), otherwise [`TranscodeError::BufferTooSmall`] if `out` is too
 /// short; `out` then holds as much of the output as fits.

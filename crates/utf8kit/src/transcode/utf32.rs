@@ -264,7 +264,7 @@ fn utf32_to_utf8_run<const LOSSY: bool>(
 ///
 /// # Errors
 ///
-/// If `bytes` is not UTF-8, exactly the error [`validate`](crate::validate)
+/// If `bytes` is not UTF-8, exactly the error [`validate`](crate::validate())
 /// returns.
 ///
 /// # Example
@@ -289,7 +289,7 @@ pub fn utf8_to_utf32(bytes: &[u8]) -> Result<Vec<u32>, Utf8Error> {
 ///
 /// # Errors
 ///
-/// [`TranscodeError::Invalid`] with the error of [`validate`](crate::validate)
+/// [`TranscodeError::Invalid`] with the error of [`validate`](crate::validate())
 /// if `bytes` is not UTF-8 (checked over the whole input first), otherwise
 /// [`TranscodeError::BufferTooSmall`].
 ///

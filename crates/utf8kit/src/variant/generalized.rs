@@ -25,7 +25,7 @@ impl Sequence {
 
 /// Reads the sequence at the start of `bytes` (which must not be empty).
 /// On error returns the class of the error, classified like
-/// [`crate::validate`] would (surrogates aside).
+/// [`validate`](crate::validate()) would (surrogates aside).
 pub(crate) fn decode(bytes: &[u8]) -> Result<Sequence, Utf8ErrorKind> {
     let Some(&lead) = bytes.first() else {
         return Err(Utf8ErrorKind::Incomplete);

@@ -35,13 +35,13 @@ pub(crate) mod latin1_avx512;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod latin1_sse41;
 #[cfg(target_arch = "x86_64")]
-pub(crate) mod utf16_avx2;
-#[cfg(target_arch = "x86_64")]
 pub(crate) mod utf16_avx512;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod utf16_fused_avx512;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod utf16_len_avx512;
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod utf16_shared;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod utf16_sse41;
 #[cfg(target_arch = "x86_64")]

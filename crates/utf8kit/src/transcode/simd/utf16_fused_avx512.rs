@@ -1,6 +1,6 @@
 //! AVX-512 UTF-8 → UTF-16 that validates and converts in one pass.
 //!
-//! The loop is the converter's ([`utf16_avx512::block`]): 64 bytes per
+//! The loop is the converter's ([`utf16_avx512::block`](super::utf16_avx512::block)): 64 bytes per
 //! step, each step starting where the previous one stopped (before its
 //! last lead byte, so the start moves by 61 to 64 bytes). Before a block is
 //! converted it is checked with the Keiser–Lemire lookup rules of the

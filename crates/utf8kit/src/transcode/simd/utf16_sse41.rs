@@ -3,7 +3,7 @@
 //!
 //! The algorithms are those of the first AVX2 kernels on 128-bit
 //! registers (most of their work was already done in 16-byte halves), and
-//! share `super::utf16_avx2`'s `pshufb` table and surrogate code; the
+//! share the `pshufb` tables and surrogate code of `super::utf16_shared`; the
 //! AVX2 kernels have since been rewritten (`utf8_to_utf16_avx2`,
 //! `utf16_to_utf8_avx2`).
 //!
@@ -74,8 +74,8 @@
 //! and two per surrogate pair.
 
 use super::Progress;
-use super::utf16_avx2::{PACK, ROOM8, SWAP16, pairs, surrogate_block};
 use super::utf16_avx512::Stop;
+use super::utf16_shared::{PACK, ROOM8, SWAP16, pairs, surrogate_block};
 use core::arch::x86_64::*;
 
 /// Bytes a UTF-8 → UTF-16 step reads and units of room it needs.

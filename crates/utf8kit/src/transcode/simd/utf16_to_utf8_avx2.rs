@@ -95,8 +95,8 @@
 //!   branch per block but the counter updated three times a step (a 3-cycle
 //!   chain): 0.56; one add a step: 1.11–1.18.
 
-use super::utf16_avx2::SWAP16;
 use super::utf16_avx512::Stop;
+use super::utf16_shared::SWAP16;
 use super::{Aligned, copy_short};
 use core::arch::x86_64::*;
 
@@ -578,7 +578,7 @@ unsafe fn store4(p0: __m256i, p1: __m256i, mask: u32, out: *mut u8) -> usize {
 unsafe fn window_end<const BE: bool>(src: *const u8, len: usize, i: usize) -> usize {
     // SAFETY: `i < len` (the block at `i` has a unit), so `1 <= end <= len`;
     // the caller's promise for the rest.
-    unsafe { super::utf16_avx2::pair_end::<BE>(src, len, (i + 16).min(len)) }
+    unsafe { super::utf16_shared::pair_end::<BE>(src, len, (i + 16).min(len)) }
 }
 
 /// Converts UTF-16 (little-endian bytes, or big-endian if `BE`; `len` units

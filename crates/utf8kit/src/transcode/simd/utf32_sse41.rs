@@ -6,7 +6,7 @@
 //!
 //! 16 bytes a step. An all-ASCII block widens to 16 values with four
 //! `pmovzxbd`. Otherwise the characters that start in the block are
-//! decoded as in [`super::utf16_avx2`], each *at its lead byte's 16-bit
+//! decoded as in [`super::utf16_sse41`], each *at its lead byte's 16-bit
 //! lane*, one half of 8 bytes at a time: the half's bytes, the bytes one on
 //! and two on are widened to 16-bit lanes (`pmovzxbw`), and each lane
 //! computes its 1-, 2- and 3-byte value and keeps (`pblendvb`) the one its
@@ -54,7 +54,7 @@
 
 use super::Progress;
 use super::latin1_sse41::widen8;
-use super::utf16_avx2::PACK;
+use super::utf16_shared::PACK;
 use core::arch::x86_64::*;
 
 /// Bytes of input a UTF-8 → UTF-32 step looks at, and values of room it

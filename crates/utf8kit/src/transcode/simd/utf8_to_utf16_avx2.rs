@@ -114,8 +114,8 @@
 //!   with or without anything above).
 
 use super::Progress;
-use super::utf16_avx2::{PACK, SWAP16};
 use super::utf16_fused_avx512::Fused;
+use super::utf16_shared::{PACK, SWAP16};
 use crate::validate::simd::Vector;
 use crate::validate::simd::lookup::Consts;
 use core::arch::x86_64::*;

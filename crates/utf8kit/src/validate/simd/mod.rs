@@ -42,7 +42,7 @@ pub(crate) trait Vector: Copy {
 
     /// Whether blocks past the start read the one, two and three bytes
     /// before each lane with unaligned loads (see
-    /// [`lookup`](lookup)'s `Inner`) instead of shifting them in from the
+    /// [`lookup`]'s `Inner`) instead of shifting them in from the
     /// previous register. True for SSE and AVX2, where the shifts (two
     /// shuffle-port instructions each) cost more than three loads.
     const LOAD_PREV: bool = false;

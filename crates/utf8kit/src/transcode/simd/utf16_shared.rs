@@ -1,20 +1,14 @@
-//! What the AVX2 UTF-8 ⇄ UTF-16 kernels, now in modules of their own, left
-//! here for other kernels: tables and scalar helpers.
+//! Tables and scalar helpers the UTF-8 ⇄ UTF-16 kernels share, none of
+//! them tied to one instruction set:
 //!
-//! # UTF-8 → UTF-16
-//!
-//! The conversion and the UTF-16 length of UTF-8 are in
-//! [`utf8_to_utf16_avx2`](super::utf8_to_utf16_avx2). What stays here is
-//! shared with other kernels: [`PACK`] and [`SWAP16`], and [`pairs`], the
-//! scalar surrogate pairs of a run of 4-byte characters (the SSE4.1
-//! kernel's).
-//!
-//! # UTF-16 → UTF-8
-//!
-//! The kernel and the UTF-8 length of UTF-16 are in
-//! [`utf16_to_utf8_avx2`](super::utf16_to_utf8_avx2). What stays here is
-//! the SSE4.1 kernel's: [`surrogate_block`] (a block with surrogates
-//! encoded with scalar code) and [`ROOM8`].
+//! * [`PACK`] and [`SWAP16`], `pshufb` tables (16-byte rows, usable by the
+//!   SSE4.1 and AVX2 kernels alike);
+//! * [`pairs`], the scalar surrogate pairs of a run of 4-byte characters
+//!   (UTF-8 → UTF-16, SSE4.1);
+//! * [`pair_end`], where a window of UTF-16 units may end without splitting
+//!   a surrogate pair (UTF-16 → UTF-8, SSE4.1 and AVX2);
+//! * [`surrogate_block`] and [`ROOM8`], a 16-unit block with surrogates
+//!   encoded with scalar code (UTF-16 → UTF-8, SSE4.1).
 
 /// The `pshufb` indices that pack the 16-bit lanes of an 8-lane register
 /// whose bit is set in the mask (the index into the table) to its start.
