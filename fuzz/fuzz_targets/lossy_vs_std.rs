@@ -1,5 +1,6 @@
-//! Lossy decoding and chunking agree with `String::from_utf8_lossy` and
-//! `<[u8]>::utf8_chunks`, and the DFA decoder gives the same replacements.
+//! Lossy decoding (dispatched, and every kernel forced) and chunking agree
+//! with `String::from_utf8_lossy` and `<[u8]>::utf8_chunks`, and the DFA
+//! decoder gives the same replacements.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -7,6 +8,15 @@ use libfuzzer_sys::fuzz_target;
 fuzz_target!(|data: &[u8]| {
     let expected = String::from_utf8_lossy(data);
     assert_eq!(utf8kit::decode_lossy(data), expected);
+
+    // Every kernel, appending after 0 to 31 bytes already in the output
+    // (the kernels align their stores in the output).
+    let before = data.first().map_or(0, |&b| usize::from(b) % 32);
+    for kernel in utf8kit::Kernel::available() {
+        let mut out = "#".repeat(before);
+        utf8kit::decode_lossy_with(kernel, data, &mut out);
+        assert_eq!(out[before..], expected, "{kernel}");
+    }
 
     let ours: Vec<(&str, &[u8])> = utf8kit::utf8_chunks(data)
         .map(|c| (c.valid(), c.invalid()))

