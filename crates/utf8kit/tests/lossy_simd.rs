@@ -338,10 +338,7 @@ fn an_error_at_every_offset_of_every_lipsum_script() {
             }
             // ...and each invalid sequence inserted.
             for bad in DAMAGE {
-                buf.clear();
-                buf.extend_from_slice(&valid[..at]);
-                buf.extend_from_slice(bad);
-                buf.extend_from_slice(&valid[at..]);
+                with_errors(&mut buf, b"", valid, at, &[bad]);
                 c.forced(&buf, &Expected::of(&buf), &ks);
             }
         }
@@ -354,6 +351,18 @@ fn an_error_at_every_offset_of_every_lipsum_script() {
         c.full(&damaged, &ks);
         eprintln!("{name}: ok");
     }
+}
+
+/// `buf` becomes `first`, then `valid` with the `bad` sequences inserted at
+/// `at`.
+fn with_errors(buf: &mut Vec<u8>, first: &[u8], valid: &[u8], at: usize, bad: &[&[u8]]) {
+    buf.clear();
+    buf.extend_from_slice(first);
+    buf.extend_from_slice(&valid[..at]);
+    for b in bad {
+        buf.extend_from_slice(b);
+    }
+    buf.extend_from_slice(&valid[at..]);
 }
 
 /// The kernels' own lossy loop takes over after the first error, so a
@@ -374,12 +383,7 @@ fn a_second_error_at_every_offset_of_every_lipsum_script() {
             for at in 0..=200.min(valid.len()) {
                 for (i, bad) in DAMAGE.iter().enumerate() {
                     for also in [&b""[..], DAMAGE[(i + 3) % DAMAGE.len()]] {
-                        buf.clear();
-                        buf.extend_from_slice(first);
-                        buf.extend_from_slice(&valid[..at]);
-                        buf.extend_from_slice(bad);
-                        buf.extend_from_slice(also);
-                        buf.extend_from_slice(&valid[at..]);
+                        with_errors(&mut buf, first, valid, at, &[bad, also]);
                         c.forced(&buf, &Expected::of(&buf), &ks);
                     }
                 }
@@ -406,11 +410,7 @@ fn errors_with_the_output_at_every_alignment() {
         for first in [&b""[..], b"\xFF"] {
             for at in 0..=200.min(valid.len()) {
                 for bad in DAMAGE {
-                    buf.clear();
-                    buf.extend_from_slice(first);
-                    buf.extend_from_slice(&valid[..at]);
-                    buf.extend_from_slice(bad);
-                    buf.extend_from_slice(&valid[at..]);
+                    with_errors(&mut buf, first, valid, at, &[bad]);
                     let want = String::from_utf8_lossy(&buf);
                     for before in 0..=32 {
                         for &k in &ks {

@@ -85,6 +85,23 @@ pub(crate) unsafe fn pairs<const BE: bool>(
 /// bytes, written by four 16-byte stores, the last at most 36 bytes in.
 pub(crate) const ROOM8: usize = 64;
 
+/// Unit `k` of the UTF-16 at `src` (little-endian bytes, or big-endian if
+/// `BE`).
+///
+/// # Safety
+///
+/// * Bytes `2 * k..2 * k + 2` from `src` are readable.
+#[inline(always)]
+unsafe fn unit_at<const BE: bool>(src: *const u8, k: usize) -> u16 {
+    // SAFETY: the caller makes the two bytes readable.
+    let b = unsafe { src.add(2 * k).cast::<[u8; 2]>().read_unaligned() };
+    if BE {
+        u16::from_be_bytes(b)
+    } else {
+        u16::from_le_bytes(b)
+    }
+}
+
 /// `end`, or one unit further if a surrogate pair straddles it (a high
 /// half just before `end`, a low one at it): where a window of units that
 /// ends at `end` can end without splitting a pair.
@@ -95,15 +112,8 @@ pub(crate) const ROOM8: usize = 64;
 ///   or big-endian if `BE`) are readable.
 #[inline(always)]
 pub(crate) unsafe fn pair_end<const BE: bool>(src: *const u8, len: usize, end: usize) -> usize {
-    let unit = |k: usize| {
-        // SAFETY: `k` is `end - 1` or `end < len` below, both below `len`.
-        let b = unsafe { src.add(2 * k).cast::<[u8; 2]>().read_unaligned() };
-        if BE {
-            u16::from_be_bytes(b)
-        } else {
-            u16::from_le_bytes(b)
-        }
-    };
+    // SAFETY: `k` is `end - 1` or `end < len` below, both below `len`.
+    let unit = |k: usize| unsafe { unit_at::<BE>(src, k) };
     let paired = end < len
         && (0xD800..0xDC00).contains(&unit(end - 1))
         && (0xDC00..0xE000).contains(&unit(end));
@@ -128,15 +138,8 @@ pub(crate) unsafe fn surrogate_block<const BE: bool>(
     i: usize,
     out: *mut u8,
 ) -> Result<(usize, usize), usize> {
-    let unit = |k: usize| {
-        // SAFETY: the callers below keep `k < len`.
-        let b = unsafe { src.add(2 * k).cast::<[u8; 2]>().read_unaligned() };
-        if BE {
-            u16::from_be_bytes(b)
-        } else {
-            u16::from_le_bytes(b)
-        }
-    };
+    // SAFETY: the callers below keep `k < len`.
+    let unit = |k: usize| unsafe { unit_at::<BE>(src, k) };
     // SAFETY: units `i..i + 16` are readable, so `i + 16 <= len`.
     let end = unsafe { pair_end::<BE>(src, len, i + 16) };
     // SAFETY: 64 bytes at `out` are writable (the caller's promise), and
