@@ -856,7 +856,7 @@ unsafe fn first_flagged<V: Vector>(errors: &[V; 4]) -> Option<usize> {
 /// early ([`realign`]), checking them twice, so that the stores from then
 /// on are aligned in `dst`: text with errors restarts the check at any
 /// offset, and on Zen 3 decoding it went 10–14 % faster (mostly-ASCII
-/// text 5–28 %) than with stores split across cache lines.
+/// text 5–32 %) than with stores split across cache lines.
 ///
 /// With `PAIRS` and one register per block (AVX-512), two blocks that are
 /// not ASCII are checked with one test of the error bits for both (the
