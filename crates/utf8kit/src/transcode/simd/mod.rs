@@ -287,21 +287,25 @@ pub(crate) unsafe fn copy_short(src: *const u8, dst: *mut u8, n: usize) {
 #[repr(C, align(64))]
 pub(crate) struct Aligned<T>(pub(crate) T);
 
-/// `pshufb` indices that pack the UTF-8 of eight 16-bit lanes: one byte of
-/// lane `k` if bit `k` of the index is clear, two if it is set.
+/// A `pshufb` table over eight lanes of `width` bytes: row `mask` holds,
+/// lane after lane, the indices of lane `k`'s bytes at the offsets `set` if
+/// bit `k` of `mask` is set, `clear` if it is not, packed to the start;
+/// `80` (a zero byte) after them. Every 8-lane packing table of the
+/// kernels is one of these.
 #[cfg(target_arch = "x86_64")]
-const fn widen_table() -> [[u8; 16]; 256] {
+pub(crate) const fn lane_table(width: u8, clear: &[u8], set: &[u8]) -> [[u8; 16]; 256] {
     let mut table = [[0x80u8; 16]; 256];
     let mut mask = 0;
     while mask < 256 {
         let mut out = 0;
         let mut lane = 0;
         while lane < 8 {
-            table[mask][out] = 2 * lane as u8;
-            out += 1;
-            if mask & (1 << lane) != 0 {
-                table[mask][out] = 2 * lane as u8 + 1;
+            let offsets = if mask & (1 << lane) != 0 { set } else { clear };
+            let mut j = 0;
+            while j < offsets.len() {
+                table[mask][out] = width * lane as u8 + offsets[j];
                 out += 1;
+                j += 1;
             }
             lane += 1;
         }
@@ -310,10 +314,13 @@ const fn widen_table() -> [[u8; 16]; 256] {
     table
 }
 
-/// [`widen_table`], for the Latin-1 → UTF-8 of `latin1_sse41` (and
-/// `utf32_sse41`) and the UTF-32 → UTF-8 of `utf32_avx2` (2-byte values).
+/// `pshufb` indices that pack the UTF-8 of eight 16-bit lanes, each holding
+/// its character's 1 or 2 bytes in memory order: byte `2k` of lane `k`,
+/// and byte `2k + 1` too if bit `k` of the index is set. For the Latin-1 →
+/// UTF-8 of `latin1_sse41` (and `utf32_sse41`), the UTF-16 → UTF-8 of
+/// `utf16_sse41` and the UTF-32 → UTF-8 of `utf32_avx2` (2-byte values).
 #[cfg(target_arch = "x86_64")]
-pub(crate) static WIDEN: Aligned<[[u8; 16]; 256]> = Aligned(widen_table());
+pub(crate) static WIDEN: Aligned<[[u8; 16]; 256]> = Aligned(lane_table(2, &[0], &[0, 1]));
 
 /// How far a kernel got: input elements read and output elements written.
 /// It stops at a character boundary, where the scalar kernel takes over.

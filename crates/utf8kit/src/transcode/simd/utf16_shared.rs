@@ -13,26 +13,7 @@
 /// The `pshufb` indices that pack the 16-bit lanes of an 8-lane register
 /// whose bit is set in the mask (the index into the table) to its start.
 /// The lanes after them get zeros.
-const fn pack_table() -> [[u8; 16]; 256] {
-    let mut table = [[0x80u8; 16]; 256];
-    let mut mask = 0;
-    while mask < 256 {
-        let mut out = 0;
-        let mut lane = 0;
-        while lane < 8 {
-            if mask & (1 << lane) != 0 {
-                table[mask][2 * out] = 2 * lane as u8;
-                table[mask][2 * out + 1] = 2 * lane as u8 + 1;
-                out += 1;
-            }
-            lane += 1;
-        }
-        mask += 1;
-    }
-    table
-}
-
-pub(crate) static PACK: [[u8; 16]; 256] = pack_table();
+pub(crate) static PACK: [[u8; 16]; 256] = super::lane_table(2, &[], &[0, 1]);
 
 /// `pshufb` indices swapping the bytes of each 16-bit lane (UTF-16BE).
 pub(crate) static SWAP16: [u8; 16] = [1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14];

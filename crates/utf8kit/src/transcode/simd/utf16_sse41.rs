@@ -73,9 +73,9 @@
 //! used `popcnt`), 3 per unit less one per unit below `80` and below `800`
 //! and two per surrogate pair.
 
-use super::Progress;
 use super::utf16_avx512::Stop;
 use super::utf16_shared::{PACK, ROOM8, SWAP16, pairs, surrogate_block};
+use super::{Progress, WIDEN};
 use core::arch::x86_64::*;
 
 /// Bytes a UTF-8 → UTF-16 step reads and units of room it needs.
@@ -92,32 +92,6 @@ const TAIL8: usize = 48;
 /// at least 16 bytes, covering the 12 past the step's output its stores may
 /// touch (the steps of surrogate pairs store exactly their output).
 const TAIL16: usize = 32;
-
-/// `pshufb` indices that pack the UTF-8 bytes of eight 16-bit lanes (each
-/// holding its character's 1 or 2 bytes in memory order) to the start:
-/// lane `k` gives byte `2k`, and byte `2k + 1` too if bit `k` of the index
-/// is set.
-const fn utf8_pack2_table() -> [[u8; 16]; 256] {
-    let mut table = [[0x80u8; 16]; 256];
-    let mut index = 0;
-    while index < 256 {
-        let mut out = 0;
-        let mut lane = 0;
-        while lane < 8 {
-            table[index][out] = 2 * lane as u8;
-            out += 1;
-            if index & (1 << lane) != 0 {
-                table[index][out] = 2 * lane as u8 + 1;
-                out += 1;
-            }
-            lane += 1;
-        }
-        index += 1;
-    }
-    table
-}
-
-static UTF8_PACK2: [[u8; 16]; 256] = utf8_pack2_table();
 
 /// Swaps the bytes of every 16-bit lane if `BE`.
 #[target_feature(enable = "sse4.1,sse4.2,ssse3,popcnt")]
@@ -536,7 +510,7 @@ unsafe fn encode8(u: __m128i, out: *mut u8) -> usize {
         // SAFETY: the table entry is 16 readable bytes; the store is 16
         // bytes at `out`, inside the 28 writable.
         unsafe {
-            let t = _mm_loadu_si128(UTF8_PACK2[index as usize].as_ptr().cast());
+            let t = _mm_loadu_si128(WIDEN.0[index as usize].as_ptr().cast());
             _mm_storeu_si128(out.cast(), _mm_shuffle_epi8(v, t));
         }
         return 8 + index.count_ones() as usize;

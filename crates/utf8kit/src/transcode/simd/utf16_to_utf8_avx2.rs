@@ -97,7 +97,7 @@
 
 use super::utf16_avx512::Stop;
 use super::utf16_shared::SWAP16;
-use super::{Aligned, copy_short};
+use super::{Aligned, copy_short, lane_table};
 use core::arch::x86_64::*;
 
 /// `pshufb` indices that pack eight 16-bit lanes, each holding a unit below
@@ -105,29 +105,7 @@ use core::arch::x86_64::*;
 /// high; an ASCII lane: the character low), to the start: index bit `k` is
 /// set if lane `k` is ASCII (byte `2k`), else it gives bytes `2k + 1` and
 /// `2k`. The bytes after them are zeros.
-const fn pack12_table() -> [[u8; 16]; 256] {
-    let mut table = [[0x80u8; 16]; 256];
-    let mut index = 0;
-    while index < 256 {
-        let mut out = 0;
-        let mut lane = 0;
-        while lane < 8 {
-            if index & (1 << lane) != 0 {
-                table[index][out] = 2 * lane as u8;
-                out += 1;
-            } else {
-                table[index][out] = 2 * lane as u8 + 1;
-                table[index][out + 1] = 2 * lane as u8;
-                out += 2;
-            }
-            lane += 1;
-        }
-        index += 1;
-    }
-    table
-}
-
-static PACK12: Aligned<[[u8; 16]; 256]> = Aligned(pack12_table());
+static PACK12: Aligned<[[u8; 16]; 256]> = Aligned(lane_table(2, &[1, 0], &[0]));
 
 /// `pshufb` indices that pack the UTF-8 of four units, each spread over a
 /// 32-bit lane (bytes `[a, l, b, m]`, see [`encode16`]), to the start. Bits
