@@ -247,10 +247,7 @@ fn errors_right_after_a_character_that_is_not_ascii() {
             for a in 0x80..=255u8 {
                 for b in 0..=255u8 {
                     for d in EDGES {
-                        embed(&mut buf, offset, before.as_bytes());
-                        buf.truncate(offset + before.len());
-                        buf.extend_from_slice(&[a, b, d]);
-                        buf.extend((0..130).map(|i| b'A' + (i % 26) as u8));
+                        embed(&mut buf, offset, &[before.as_bytes(), &[a, b, d]].concat());
                         c.forced(&buf, &Expected::of(&buf), &ks);
                     }
                 }

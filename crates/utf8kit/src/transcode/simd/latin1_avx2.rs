@@ -53,9 +53,10 @@
 //! whole input shorter than 16) from one register holding just them (the
 //! last 16 bytes of the input moved down by a `pshufb`, or read with at
 //! most two scalar loads: the validator's `load_end` and `load_small`),
-//! widened into a local buffer from which exactly their output is copied; UTF-8 → Latin-1 converts them all as the end of
-//! a window of the last 32 bytes (the bytes before them masked off in the
-//! test and the keep mask), packed in a local buffer and copied exactly.
+//! widened into a local buffer from which exactly their output is copied;
+//! UTF-8 → Latin-1 converts them all as the end of a window of the last 32
+//! bytes (the bytes before them masked off in the test and the keep mask),
+//! packed in a local buffer and copied exactly.
 //! Only a lack of room (or, for UTF-8, a problem in the input, an input
 //! shorter than 32 bytes, or a 2-byte character across the last step's
 //! end) leaves bytes to the scalar kernel.

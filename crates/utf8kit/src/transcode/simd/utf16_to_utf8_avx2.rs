@@ -45,8 +45,9 @@
 //! The packed stores leave don't-care bytes after a step's output (at most
 //! 14), which the output that follows overwrites: such steps run while 16
 //! more units follow and the room for them is left. The last 16 to 31
-//! units (more when the room runs short) go by blocks of 16 that are stored exactly (ASCII directly, others
-//! through a buffer and a few overlapping copies), then the units left as
+//! units (more when the room runs short) go by blocks of 16 that are stored
+//! exactly (ASCII directly, others through a buffer and a few overlapping
+//! copies), then the units left as
 //! the end of the block of the last 16, whose first units' bytes (already
 //! written) are skipped. An input of 16 to 32 units that is all ASCII takes
 //! two overlapping stores; fewer than 16 units are the scalar kernel's.

@@ -13,9 +13,10 @@
 //! speed.)
 //!
 //! An all-ASCII block widens with four `vpmovzxbd`, and the ASCII blocks
-//! after it go 128 bytes a step (one test, a step count set once). Otherwise each 8 lead positions are a group: the 16 bytes
-//! from the group's start are broadcast to both 128-bit lanes
-//! (`vbroadcasti128` from memory), and one `pshufb` from [`GATHER`], indexed
+//! after it go 128 bytes a step (one test, a step count set once).
+//! Otherwise each 8 lead positions are a group: the 16 bytes from the
+//! group's start are broadcast to both 128-bit lanes (`vbroadcasti128`
+//! from memory), and one `pshufb` from [`GATHER`], indexed
 //! by the group's 8-bit lead mask, gathers each lead and the 3 bytes after
 //! it into a 32-bit lane, big-endian, in order. [`decode_lanes`] then decodes
 //! every length at once: two multiply-adds pack the low 6 bits of each byte

@@ -26,10 +26,11 @@
 //!   `vpunpck{l,h}bw` of the two makes the 16-bit units (in the other
 //!   order for big-endian, which costs nothing).
 //! * **Else**, in 16-bit lanes: the 1-, 2- and 3-byte values (as
-//!   `utf32_sse41`'s `decode8` computes them), and for a 4-byte lead the high surrogate at its
-//!   lane and the low surrogate at the next lane (its first continuation
-//!   byte's, which holds no character), so that lane joins the mask. The
-//!   low surrogate of a lead at the last byte is the next step's lane 0.
+//!   `utf32_sse41`'s `decode8` computes them), and for a 4-byte lead the
+//!   high surrogate at its lane and the low surrogate at the next lane (its
+//!   first continuation byte's, which holds no character), so that lane
+//!   joins the mask. The low surrogate of a lead at the last byte is the
+//!   next step's lane 0.
 //! * **All ASCII**: widened and stored, 64 bytes a step while they last,
 //!   from a 32-byte aligned output position; for outputs of 8 Mi units and
 //!   more with non-temporal stores (1.5–1.9× on ASCII from 4 MiB of input,
