@@ -12,10 +12,15 @@ fuzz_target!(|data: &[u8]| {
     // Every kernel, appending after 0 to 31 bytes already in the output
     // (the kernels align their stores in the output).
     let before = data.first().map_or(0, |&b| usize::from(b) % 32);
+    let replacements = data
+        .utf8_chunks()
+        .filter(|c| !c.invalid().is_empty())
+        .count();
     for kernel in utf8kit::Kernel::available() {
         let mut out = "#".repeat(before);
-        utf8kit::decode_lossy_with(kernel, data, &mut out);
+        let n = utf8kit::decode_lossy_with(kernel, data, &mut out);
         assert_eq!(out[before..], expected, "{kernel}");
+        assert_eq!(n, Some(replacements), "{kernel}");
     }
 
     let ours: Vec<(&str, &[u8])> = utf8kit::utf8_chunks(data)

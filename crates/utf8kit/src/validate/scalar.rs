@@ -441,29 +441,21 @@ mod tests {
 
     /// The same by [`first_invalid_near`] from `start` (what the SIMD lossy
     /// loop resolves its errors with).
-    fn first_invalid_span_near(bytes: &[u8], start: usize) -> Option<(usize, Option<usize>)> {
+    fn near_span(bytes: &[u8], start: usize) -> Option<(usize, Option<usize>)> {
         first_invalid_near(bytes, start).map(|(at, len, _)| (at, len))
     }
 
     #[test]
     fn first_invalid_near_agrees_with_std_on_every_input_up_to_three_bytes() {
-        assert_eq!(first_invalid_span_near(b"", 0), None);
+        assert_eq!(near_span(b"", 0), None);
         for a in 0..=255u8 {
-            assert_eq!(first_invalid_span_near(&[a], 0), std_span(&[a]), "{a:02X}");
+            assert_eq!(near_span(&[a], 0), std_span(&[a]), "{a:02X}");
             for b in 0..=255u8 {
                 let two = [a, b];
-                assert_eq!(
-                    first_invalid_span_near(&two, 0),
-                    std_span(&two),
-                    "{two:02X?}"
-                );
+                assert_eq!(near_span(&two, 0), std_span(&two), "{two:02X?}");
                 for c in 0..=255u8 {
                     let three = [a, b, c];
-                    assert_eq!(
-                        first_invalid_span_near(&three, 0),
-                        std_span(&three),
-                        "{three:02X?}"
-                    );
+                    assert_eq!(near_span(&three, 0), std_span(&three), "{three:02X?}");
                 }
             }
         }
@@ -486,8 +478,8 @@ mod tests {
                             let mut v = prefix.to_vec();
                             v.extend([lead, b, c, d]);
                             let want = std_span(&v);
-                            assert_eq!(first_invalid_span_near(&v, 0), want, "{v:02X?}");
-                            assert_eq!(first_invalid_span_near(&v, prefix.len()), want, "{v:02X?}");
+                            assert_eq!(near_span(&v, 0), want, "{v:02X?}");
+                            assert_eq!(near_span(&v, prefix.len()), want, "{v:02X?}");
                         }
                     }
                 }
