@@ -816,7 +816,8 @@ const FLUSH16: usize = 8192;
 /// the rest with the scalar function. As in the first AVX2 count, every unit
 /// counts `1 + (>= 80) + (>= 800)` and a high surrogate followed by a low
 /// one 2 less (the pair's 4 bytes, with the low unit's 3), so a pair split
-/// between two blocks or the block and the tail counts right.
+/// between two blocks or the block and the tail counts right. The pair is
+/// found on the high bytes of the two units (one blend, mask and compare).
 ///
 /// # Safety
 ///
@@ -828,22 +829,33 @@ pub(crate) unsafe fn utf8_len_from_utf16<const BE: bool>(
     len: usize,
 ) -> (usize, usize) {
     let zero = _mm_setzero_si128();
-    let tag = _mm_set1_epi16(0xFC00u16 as i16);
+    // A pair is tested on the high bytes alone, as in the AVX2 count: the
+    // high byte of unit `j` is byte `2j + 1` (LE) or `2j` (BE).
+    let at = usize::from(!BE);
+    let second_byte = _mm_set1_epi16(0xFF00u16 as i16);
+    let tags = _mm_set1_epi16(0xFCFCu16 as i16);
+    let pair_tags = _mm_set1_epi16(i16::from_le_bytes([0xD8, 0xDC]));
     let mut i = 0;
     // The deduction (negative) so far, flushed from `acc`.
     let mut less = 0i64;
     let mut acc = zero;
     let mut steps = 0;
     while len - i >= 9 {
-        // SAFETY: units `i..i + 9` are readable.
-        let (v, next) = unsafe { (load8::<BE>(src.add(2 * i)), load8::<BE>(src.add(2 * i + 2))) };
+        // SAFETY: units `i..i + 9` are readable: the loads read bytes
+        // `2 * i..2 * i + 18` at most.
+        let (v, this_high, next_high) = unsafe {
+            (
+                load8::<BE>(src.add(2 * i)),
+                _mm_loadu_si128(src.add(2 * i + at).cast()),
+                _mm_loadu_si128(src.add(2 * i + at + 1).cast()),
+            )
+        };
         // The compares are -1 where true.
         let ascii = _mm_cmpeq_epi16(_mm_and_si128(v, _mm_set1_epi16(0xFF80u16 as i16)), zero);
         let short = _mm_cmpeq_epi16(_mm_and_si128(v, _mm_set1_epi16(0xF800u16 as i16)), zero);
-        let pair = _mm_and_si128(
-            _mm_cmpeq_epi16(_mm_and_si128(v, tag), _mm_set1_epi16(0xD800u16 as i16)),
-            _mm_cmpeq_epi16(_mm_and_si128(next, tag), _mm_set1_epi16(0xDC00u16 as i16)),
-        );
+        // Lane `j`: `[high byte of unit j, high byte of unit j + 1]`.
+        let highs = _mm_blendv_epi8(this_high, next_high, second_byte);
+        let pair = _mm_cmpeq_epi16(_mm_and_si128(highs, tags), pair_tags);
         acc = _mm_add_epi16(
             acc,
             _mm_add_epi16(_mm_add_epi16(ascii, short), _mm_add_epi16(pair, pair)),
