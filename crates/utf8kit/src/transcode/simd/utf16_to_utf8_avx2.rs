@@ -889,7 +889,7 @@ pub(crate) const LEN_MIN: usize = 17;
 /// On Zen 3, 32 Ki units of lipsum text: 1.4–1.5× the previous count
 /// (`1 + (>= 80) + (>= 800) - surrogate`, with the pairing compared in
 /// every 16-unit block that has a surrogate), Emoji 1.6×. Then the pairs
-/// test on high bytes ([`len_pairs_only`]) and the signed counts of
+/// test on high bytes ([`pairs16`]) and the signed counts of
 /// [`LenCounts`]: 1.03–1.10× on random text and 1.05–1.08× on emoji from
 /// 512 units on, 0.99–1.04 on text without surrogates and on inputs of
 /// 17–48 units (paired rounds in one process, both orders).
@@ -974,32 +974,21 @@ unsafe fn len_tail<const BE: bool>(src: *const u8, mut i: usize, len: usize) -> 
     // 0 to 15).
     let from = 16 - (len - i);
     // SAFETY: `len >= 17`: units `len - 17..len` are readable.
-    let (v, prev) = unsafe {
+    let (v, pairs) = unsafe {
         (
             load16::<BE>(src.add(2 * (len - 16))),
-            load16::<BE>(src.add(2 * (len - 17))),
+            pairs16::<BE>(src.add(2 * (len - 17))),
         )
     };
     let lane = _mm256_setr_epi16(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
     let uncounted = _mm256_cmpgt_epi16(lane, _mm256_set1_epi16(from as i16 - 1));
-    // A pair whose low half is in lane `from` was counted at its high half.
+    // Lane `j` of `pairs` is a pair whose low half is in lane `j` of `v`;
+    // one whose low half is in lane `from` was counted at its high half.
     let pair_uncounted = _mm256_cmpgt_epi16(lane, _mm256_set1_epi16(from as i16));
-    let tag = _mm256_set1_epi16(0xFC00u16 as i16);
-    let low = _mm256_cmpeq_epi16(
-        _mm256_and_si256(v, tag),
-        _mm256_set1_epi16(0xDC00u16 as i16),
-    );
-    let high_before = _mm256_cmpeq_epi16(
-        _mm256_and_si256(prev, tag),
-        _mm256_set1_epi16(0xD800u16 as i16),
-    );
     // The `from` lanes counted already become `0`, an ASCII unit of one
     // byte, taken back after the total.
     counts.add_units(_mm256_and_si256(v, uncounted));
-    counts.add_pairs(_mm256_and_si256(
-        _mm256_and_si256(low, high_before),
-        pair_uncounted,
-    ));
+    counts.add_pairs(_mm256_and_si256(pairs, pair_uncounted));
     counts.total(units + from) - from as i64
 }
 
@@ -1089,13 +1078,7 @@ unsafe fn len_pairs<const BE: bool, const REGS: usize>(
 }
 
 /// The pairs whose high half is among the `16 * REGS` units at `group`,
-/// counted into `counts`; returns whether there is one.
-///
-/// A pair is tested on the high bytes alone: lane `j` of one register
-/// takes the high byte of unit `j` from a load one byte on (LE; BE: none)
-/// and that of unit `j + 1` from a load two bytes on (BE: one), so one
-/// mask and one compare per 16 units find `D8..=DB` followed by
-/// `DC..=DF` (two fewer operations than testing each unit and the next).
+/// counted into `counts` ([`pairs16`]); returns whether there is one.
 ///
 /// # Safety
 ///
@@ -1107,29 +1090,47 @@ unsafe fn len_pairs_only<const BE: bool, const REGS: usize>(
     group: *const u8,
     counts: &mut LenCounts,
 ) -> bool {
-    // The high byte of unit `j` is byte `2j + 1` (LE) or `2j` (BE).
-    let at = usize::from(!BE);
-    let second_byte = _mm256_set1_epi16(0xFF00u16 as i16);
-    let tags = _mm256_set1_epi16(0xFCFCu16 as i16);
-    let pair = _mm256_set1_epi16(i16::from_le_bytes([0xD8, 0xDC]));
     let mut pairs = _mm256_setzero_si256();
     for k in 0..REGS {
         // SAFETY: units `16 * k..16 * k + 17` of the group are readable
-        // (the caller's promise), and the loads read bytes `32 * k..32 *
-        // k + 34` of them at most.
-        let (this_high, next_high) = unsafe {
-            (
-                _mm256_loadu_si256(group.add(32 * k + at).cast()),
-                _mm256_loadu_si256(group.add(32 * k + at + 1).cast()),
-            )
-        };
-        // Lane `j`: `[high byte of unit j, high byte of unit j + 1]`.
-        let highs = _mm256_blendv_epi8(this_high, next_high, second_byte);
-        let is_pair = _mm256_cmpeq_epi16(_mm256_and_si256(highs, tags), pair);
-        pairs = _mm256_add_epi16(pairs, is_pair);
+        // (the caller's promise).
+        pairs = _mm256_add_epi16(pairs, unsafe { pairs16::<BE>(group.add(32 * k)) });
     }
     counts.add_pairs(pairs);
     _mm256_testz_si256(pairs, pairs) == 0
+}
+
+/// -1 in lane `j` if unit `j` of the 16 at `src` is a high surrogate and
+/// unit `j + 1` a low one, else 0.
+///
+/// Tested on the high bytes alone: lane `j` of one register takes the high
+/// byte of unit `j` from a load one byte on (LE; BE: none) and that of unit
+/// `j + 1` from a load two bytes on (BE: one), so one mask and one compare
+/// find `D8..=DB` followed by `DC..=DF` (two fewer operations than testing
+/// each unit and the next).
+///
+/// # Safety
+///
+/// * The CPU supports AVX2.
+/// * `src` is valid for reads of 34 bytes (17 units).
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn pairs16<const BE: bool>(src: *const u8) -> __m256i {
+    // The high byte of unit `j` is byte `2j + 1` (LE) or `2j` (BE).
+    let at = usize::from(!BE);
+    // SAFETY: the loads read bytes `at..at + 33` of the 34 readable.
+    let (this_high, next_high) = unsafe {
+        (
+            _mm256_loadu_si256(src.add(at).cast()),
+            _mm256_loadu_si256(src.add(at + 1).cast()),
+        )
+    };
+    // Lane `j`: `[high byte of unit j, high byte of unit j + 1]`.
+    let highs = _mm256_blendv_epi8(this_high, next_high, _mm256_set1_epi16(0xFF00u16 as i16));
+    _mm256_cmpeq_epi16(
+        _mm256_and_si256(highs, _mm256_set1_epi16(0xFCFCu16 as i16)),
+        _mm256_set1_epi16(i16::from_le_bytes([0xD8, 0xDC])),
+    )
 }
 
 /// The sum of the sixteen signed 16-bit lanes of `once` plus twice that
