@@ -302,6 +302,12 @@ fn lipsum() -> Vec<(String, String)> {
     files
 }
 
+/// The first `max` bytes of `text`, or fewer to end at a character
+/// boundary.
+fn head(text: &str, max: usize) -> &[u8] {
+    &text.as_bytes()[..utf8kit::transcode::floor_char_boundary(text, max)]
+}
+
 /// The invalid sequences placed in valid text.
 const DAMAGE: [&[u8]; 8] = [
     b"\xFF",
@@ -319,9 +325,7 @@ fn an_error_at_every_offset_of_every_lipsum_script() {
     let ks = kernels();
     let mut c = Checker::default();
     for (name, text) in lipsum() {
-        let valid = text.as_bytes();
-        let end = text.floor_char_boundary(700.min(text.len()));
-        let valid = &valid[..end];
+        let valid = head(&text, 700);
         c.full(valid, &ks);
         let mut buf = Vec::new();
         for at in 0..=200.min(valid.len()) {
@@ -374,8 +378,7 @@ fn a_second_error_at_every_offset_of_every_lipsum_script() {
     let mut c = Checker::default();
     let mut buf = Vec::new();
     for (name, text) in lipsum() {
-        let end = text.floor_char_boundary(500.min(text.len()));
-        let valid = &text.as_bytes()[..end];
+        let valid = head(&text, 500);
         for first in [&b"\xFF"[..], b"\xE2\x82", b"\xED\xA0\x80"] {
             for at in 0..=200.min(valid.len()) {
                 for (i, bad) in DAMAGE.iter().enumerate() {
@@ -402,8 +405,7 @@ fn errors_with_the_output_at_every_alignment() {
     let mut buf = Vec::new();
     let mut out = String::new();
     for (name, text) in lipsum() {
-        let end = text.floor_char_boundary(400.min(text.len()));
-        let valid = &text.as_bytes()[..end];
+        let valid = head(&text, 400);
         for first in [&b""[..], b"\xFF"] {
             for at in 0..=200.min(valid.len()) {
                 for bad in DAMAGE {
@@ -431,9 +433,8 @@ fn errors_with_the_output_at_every_alignment() {
 fn output_near_the_end_of_capacity() {
     let ks = kernels();
     for (name, text) in lipsum() {
-        let end = text.floor_char_boundary(1200.min(text.len()));
         let mut damaged = Vec::new();
-        for (i, piece) in text.as_bytes()[..end].chunks(37).enumerate() {
+        for (i, piece) in head(&text, 1200).chunks(37).enumerate() {
             damaged.extend_from_slice(piece);
             damaged.extend_from_slice(DAMAGE[i % DAMAGE.len()]);
         }

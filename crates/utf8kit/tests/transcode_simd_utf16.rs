@@ -740,7 +740,7 @@ fn fused_characters_straddling_blocks() {
 #[test]
 fn fused_small_buffers() {
     for text in fused_texts() {
-        let text = &text[..text.floor_char_boundary(300)];
+        let text = &text[..t::floor_char_boundary(&text, 300)];
         let units: Vec<u16> = text.encode_utf16().collect();
         let n = units.len();
         let mut bad = text.as_bytes().to_vec();
