@@ -17,6 +17,7 @@ pub const CORPUS_ENV: &str = "UTF8KIT_CORPUS";
 /// Seeds of the generated families; fixed so every run measures the same bytes.
 const ASCII_SEED: u64 = 0x0A5C_11A5_C11A_5C11;
 const RANDOM_SEED: u64 = 0x5EED_0F12_34AB_CDEF;
+const SPARSE_SEED: u64 = 0x5BA2_5E00_2019_201C;
 const LATIN1_TEXT_SEED: u64 = 0x1A71_11E5_7E87_0001;
 const LATIN1_RANDOM_SEED: u64 = 0x1A71_11E5_7A4D_0002;
 
@@ -29,6 +30,9 @@ pub enum Kind {
     Ascii,
     /// Generated random characters, uniformly 1, 2, 3 or 4 bytes long in UTF-8.
     Random,
+    /// Generated ASCII text with a typographic character (’ “ ” – — …) or an accented
+    /// letter about once in 80 characters: English as it is often written.
+    Sparse,
     /// Generated text of U+0000..=U+00FF only: French/German-like words with accented
     /// letters, or random characters U+0020..=U+00FF. Only the Latin-1 operations use it.
     Latin1,
@@ -311,7 +315,7 @@ pub fn families(corpus: &Path) -> Result<Vec<Family>, String> {
     Ok(out)
 }
 
-/// The generated families, `ASCII`, `random`, `Latin-1 text` and `Latin-1 random` (they
+/// The generated families, `ASCII`, `random`, `sparse`, `Latin-1 text` and `Latin-1 random` (they
 /// need no corpus).
 pub fn generated_families() -> Vec<Family> {
     vec![
@@ -329,6 +333,14 @@ pub fn generated_families() -> Vec<Family> {
             source: Source::Generated {
                 seed: RANDOM_SEED,
                 next: random_char,
+            },
+        },
+        Family {
+            name: "sparse".into(),
+            kind: Kind::Sparse,
+            source: Source::Generated {
+                seed: SPARSE_SEED,
+                next: sparse_char,
             },
         },
         Family {
@@ -458,6 +470,20 @@ fn ascii_char(rng: &mut Rng) -> char {
     char::from(ALPHABET[rng.below(ALPHABET.len() as u64) as usize])
 }
 
+/// [`ascii_char`] text with about one character in 80 (on average) replaced by one of
+/// [`TYPOGRAPHIC`]: the text of [`Kind::Sparse`].
+fn sparse_char(rng: &mut Rng) -> char {
+    if rng.below(80) == 0 {
+        TYPOGRAPHIC[rng.below(TYPOGRAPHIC.len() as u64) as usize]
+    } else {
+        ascii_char(rng)
+    }
+}
+
+/// The non-ASCII characters of English text as typeset: quotes and apostrophes, dashes,
+/// the ellipsis (3 bytes in UTF-8), and a few accented letters (2 bytes).
+const TYPOGRAPHIC: [char; 10] = ['’', '’', '“', '”', '–', '—', '…', 'é', 'ï', 'ü'];
+
 /// French/German-like Latin-1 text: the ASCII alphabet of [`ascii_char`] with about one
 /// letter in eight replaced by an accented letter U+00C0..=U+00FF.
 fn latin1_text_char(rng: &mut Rng) -> char {
@@ -584,7 +610,7 @@ mod tests {
 
     #[test]
     fn generated_text_is_valid_and_deterministic() {
-        for kind in [Kind::Ascii, Kind::Random] {
+        for kind in [Kind::Ascii, Kind::Random, Kind::Sparse] {
             let fam = generated(kind);
             let big = fam.utf8(1 << 16);
             let text = core::str::from_utf8(&big).unwrap();
@@ -601,6 +627,25 @@ mod tests {
             let count = s.chars().filter(|c| c.len_utf8() == n).count();
             assert!(count > 2000, "{n}-byte chars: {count}");
         }
+    }
+
+    #[test]
+    fn sparse_text_has_a_typographic_character_in_about_80() {
+        let bytes = generated(Kind::Sparse).utf8(1 << 16);
+        let text = core::str::from_utf8(&bytes).unwrap();
+        let chars = text.chars().count();
+        let rare = text.chars().filter(|c| !c.is_ascii()).count();
+        assert!(
+            (chars / 120..chars / 50).contains(&rare),
+            "{rare} of {chars}"
+        );
+        assert!(
+            text.chars()
+                .all(|c| c.is_ascii() || TYPOGRAPHIC.contains(&c))
+        );
+        // Both lengths occur: 2-byte letters and 3-byte punctuation.
+        assert!(text.chars().any(|c| c.len_utf8() == 2));
+        assert!(text.chars().any(|c| c.len_utf8() == 3));
     }
 
     #[test]

@@ -109,7 +109,7 @@ pub fn selected(filters: &[String], op: &str, key: &RowKey, contender: &str) -> 
 }
 
 /// Rows to measure, in report order: the corpus files compared at one size first, then
-/// the families swept over sizes (Latin, ASCII, random).
+/// the families swept over sizes (Latin, ASCII, random, sparse).
 fn plan<'a>(families: &'a [Family], args: &Args) -> Vec<(&'a Family, Size)> {
     let swept = |f: &Family| f.kind != Kind::Lipsum || f.name == "Latin";
     let sweep = if args.quick { QUICK_SIZES } else { FULL_SIZES };

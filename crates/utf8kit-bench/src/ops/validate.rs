@@ -110,9 +110,11 @@ pub fn operation() -> Operation {
             "÷simdutf",
         ))
         .summary(Summary {
-            title: "utf8kit ÷ best peer: Latin, ASCII, random by size",
+            title: "utf8kit ÷ best peer: Latin, ASCII, random, sparse by size",
             ratio: "÷best",
-            rows: |k| k.input == "Latin" || matches!(k.kind, Kind::Ascii | Kind::Random),
+            rows: |k| {
+                k.input == "Latin" || matches!(k.kind, Kind::Ascii | Kind::Random | Kind::Sparse)
+            },
             shape: Shape::Matrix,
         })
         .summary(Summary {

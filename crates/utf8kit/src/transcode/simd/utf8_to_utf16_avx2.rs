@@ -33,8 +33,9 @@
 //!   next step's lane 0.
 //! * **All ASCII**: widened and stored, 64 bytes a step while they last,
 //!   from a 32-byte aligned output position; for outputs of 8 Mi units and
-//!   more with non-temporal stores (1.5–1.9× on ASCII from 4 MiB of input,
-//!   0.5–0.8× at 1–3 MiB, where the output stays in L3: microbenchmark).
+//!   more with non-temporal stores once a run is 512 bytes long (1.5–1.9×
+//!   on ASCII from 4 MiB of input, 0.5–0.8× at 1–3 MiB, where the output
+//!   stays in L3: microbenchmark; see [`STREAM_AFTER`] for short runs).
 //!
 //! # Validation
 //!
@@ -294,6 +295,16 @@ unsafe fn widen_stream<const BE: bool>(v: __m256i, out: *mut u8) {
 /// (as the AVX-512 kernel does from the same size).
 const STREAM_MIN: usize = 8 << 20;
 
+/// Steps of an ASCII run (64 bytes each) with ordinary stores before
+/// non-temporal ones: only a run that goes on past them streams. A
+/// streamed run leaves its first and last lines partly written by other
+/// stores, which costs more than streaming saves on short runs: on English
+/// text with a typographic character about every 80 (runs of a few dozen
+/// to a few hundred bytes), streaming every run made 64 MiB convert at
+/// 0.6 GB/s, and this brings it to 3 GB/s, with long runs as fast as
+/// before.
+const STREAM_AFTER: usize = 8;
+
 /// Converts the characters whose lead is among the 32 bytes `v0` (`v1`,
 /// `v2` the 32 bytes one and two on; `leads` their lead mask) when none is
 /// a 4-byte lead and the previous step left no low surrogate: stores the
@@ -542,7 +553,7 @@ fn boundary(src: &[u8], i: usize, o: usize, carry: u32) -> (usize, usize) {
 /// too, 64 a step from where the output is 32-byte aligned (the first
 /// store covers the units up to there), so that no store straddles two
 /// cache lines (and, for outputs past [`STREAM_MIN`], with non-temporal
-/// stores). (Not to 64 bytes: that moves the loads of an aligned input off
+/// stores from the [`STREAM_AFTER`]th step on). (Not to 64 bytes: that moves the loads of an aligned input off
 /// their alignment when the output is already 32-byte aligned, which costs
 /// more than it saves.) Returns the new `(i, o)`, at least 32 on; every
 /// store writes exactly units of the run.
@@ -573,7 +584,25 @@ unsafe fn ascii_run<const BE: bool>(
         STEP
     };
     let (mut j, mut u) = (i + skew, o + skew);
-    if len >= STREAM_MIN && cap >= STREAM_MIN && (dst as usize + 2 * u).is_multiple_of(32) {
+    let stream =
+        len >= STREAM_MIN && cap >= STREAM_MIN && (dst as usize + 2 * u).is_multiple_of(32);
+    let mut plain = if stream { STREAM_AFTER } else { usize::MAX };
+    while plain > 0 && len - j >= 2 * STEP && cap - u >= 2 * STEP {
+        // SAFETY: `j + 64 <= len`.
+        let (a, b) = unsafe { (load(p.add(j)), load(p.add(j + STEP))) };
+        if _mm256_movemask_epi8(_mm256_or_si256(a, b)) != 0 {
+            break;
+        }
+        // SAFETY: `u + 64 <= cap`: 128 bytes at `dst + 2 * u` are writable.
+        unsafe {
+            widen::<BE>(a, dst.add(2 * u));
+            widen::<BE>(b, dst.add(2 * u + 2 * STEP));
+        }
+        j += 2 * STEP;
+        u += 2 * STEP;
+        plain -= 1;
+    }
+    if plain == 0 {
         while len - j >= 2 * STEP && cap - u >= 2 * STEP {
             // SAFETY: `j + 64 <= len`.
             let (a, b) = unsafe { (load(p.add(j)), load(p.add(j + STEP))) };
@@ -590,23 +619,8 @@ unsafe fn ascii_run<const BE: bool>(
             j += 2 * STEP;
             u += 2 * STEP;
         }
-        // Order the non-temporal stores before any later store and the
-        // caller's reads of the output.
-        _mm_sfence();
-    }
-    while len - j >= 2 * STEP && cap - u >= 2 * STEP {
-        // SAFETY: `j + 64 <= len`.
-        let (a, b) = unsafe { (load(p.add(j)), load(p.add(j + STEP))) };
-        if _mm256_movemask_epi8(_mm256_or_si256(a, b)) != 0 {
-            break;
-        }
-        // SAFETY: `u + 64 <= cap`: 128 bytes at `dst + 2 * u` are writable.
-        unsafe {
-            widen::<BE>(a, dst.add(2 * u));
-            widen::<BE>(b, dst.add(2 * u + 2 * STEP));
-        }
-        j += 2 * STEP;
-        u += 2 * STEP;
+        // The `sfence` that orders these stores comes at the end of the
+        // conversion ([`run_fenced`]).
     }
     if j == i + skew {
         // No aligned step: on from the first 32 bytes.
@@ -776,6 +790,30 @@ unsafe fn run<const BE: bool, const VALIDATE: bool>(src: &[u8], dst: *mut u8, ca
     }
 }
 
+/// [`run`], then one `sfence` if the sizes let its ASCII runs use
+/// non-temporal stores: it orders them before the caller's reads of the
+/// output (the conversion itself never reads the output, nor stores again
+/// to what a run streamed). One fence a call rather than one a streamed
+/// run: the fence waits for every store before it.
+///
+/// # Safety
+///
+/// As [`run`].
+#[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
+#[inline]
+unsafe fn run_fenced<const BE: bool, const VALIDATE: bool>(
+    src: &[u8],
+    dst: *mut u8,
+    cap: usize,
+) -> Fused {
+    // SAFETY: the caller's promises.
+    let f = unsafe { run::<BE, VALIDATE>(src, dst, cap) };
+    if src.len() >= STREAM_MIN && cap >= STREAM_MIN {
+        _mm_sfence();
+    }
+    f
+}
+
 /// Converts valid UTF-8 `src` to UTF-16 (little-endian bytes, or
 /// big-endian if `BE`) at `dst`, as far as it fits: returns how far it got
 /// (a character boundary), and the scalar kernel finishes from there.
@@ -794,7 +832,7 @@ pub(crate) unsafe fn utf8_to_utf16<const BE: bool>(
     cap: usize,
 ) -> Progress {
     // SAFETY: as this function's contract.
-    let f = unsafe { run::<BE, false>(src, dst, cap) };
+    let f = unsafe { run_fenced::<BE, false>(src, dst, cap) };
     Progress {
         read: f.read,
         written: f.written,
@@ -815,7 +853,7 @@ pub(crate) unsafe fn utf8_to_utf16_checked<const BE: bool>(
     cap: usize,
 ) -> Fused {
     // SAFETY: as this function's contract.
-    unsafe { run::<BE, true>(src, dst, cap) }
+    unsafe { run_fenced::<BE, true>(src, dst, cap) }
 }
 
 /// 64-byte pairs between two flushes of the length's byte counters (each
@@ -1255,10 +1293,61 @@ mod tests {
                 // cap` bytes from `dst` are inside `buf`.
                 let f = unsafe {
                     match flavour {
-                        0 => run::<false, false>(src, dst, cap),
-                        1 => run::<false, true>(src, dst, cap),
-                        2 => run::<true, false>(src, dst, cap),
-                        _ => run::<true, true>(src, dst, cap),
+                        0 => run_fenced::<false, false>(src, dst, cap),
+                        1 => run_fenced::<false, true>(src, dst, cap),
+                        2 => run_fenced::<true, false>(src, dst, cap),
+                        _ => run_fenced::<true, true>(src, dst, cap),
+                    }
+                };
+                let want = bytes_of(&units, flavour >= 2);
+                assert_eq!((f.read, f.written), (src.len(), cap), "{shift} {flavour}");
+                assert!(buf[shift..shift + 2 * cap] == want[..], "{shift} {flavour}");
+                assert!(buf[..shift].iter().all(|&b| b == GUARD));
+                assert!(buf[shift + 2 * cap..].iter().all(|&b| b == GUARD));
+            }
+        }
+    }
+
+    /// Past [`STREAM_MIN`], ASCII runs of every length around the point
+    /// where they turn to non-temporal stores ([`STREAM_AFTER`] steps of
+    /// 64 bytes after the first 32 and the alignment), between characters
+    /// of 2, 3 and 4 bytes: English-like text, where most runs are short.
+    #[test]
+    fn short_and_long_ascii_runs_past_the_streaming_size() {
+        if !super::super::avx2_transcode() {
+            return;
+        }
+        let turn = 32 + 2 * STEP * STREAM_AFTER;
+        let lengths: std::vec::Vec<usize> = [1, 31, 32, 33, 63, 64, 65, 100, 127, 128, 129]
+            .into_iter()
+            .chain((turn - 70..turn + 140).step_by(7))
+            .chain([turn + 2 * STEP * 3, 5000])
+            .collect();
+        let mut s = String::new();
+        let mut k = 0;
+        // Units (the output's length) past `STREAM_MIN` too.
+        while s.len() < STREAM_MIN + STREAM_MIN / 8 {
+            let n = lengths[k % lengths.len()];
+            s.extend((0..n).map(|j| char::from(b'a' + ((j + k) % 26) as u8)));
+            s.push(['é', '’', '😀'][k % 3]);
+            k += 1;
+        }
+        let src = s.as_bytes();
+        let units: Vec<u16> = s.encode_utf16().collect();
+        let cap = units.len();
+        assert!(cap >= STREAM_MIN);
+        for shift in [0usize, 2, 34] {
+            for flavour in 0..4 {
+                let mut buf = std::vec![GUARD; 2 * cap + 128];
+                let dst = buf[shift..].as_mut_ptr();
+                // SAFETY: the CPU has the features (checked above); `2 *
+                // cap` bytes from `dst` are inside `buf`.
+                let f = unsafe {
+                    match flavour {
+                        0 => run_fenced::<false, false>(src, dst, cap),
+                        1 => run_fenced::<false, true>(src, dst, cap),
+                        2 => run_fenced::<true, false>(src, dst, cap),
+                        _ => run_fenced::<true, true>(src, dst, cap),
                     }
                 };
                 let want = bytes_of(&units, flavour >= 2);
