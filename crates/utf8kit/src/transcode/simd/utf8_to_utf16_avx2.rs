@@ -574,7 +574,6 @@ unsafe fn ascii_run<const BE: bool>(
     cap: usize,
 ) -> (usize, usize) {
     let len = src.len();
-    let p = src.as_ptr();
     // SAFETY: `o + 32 <= cap`.
     unsafe { widen::<BE>(v, dst.add(2 * o)) };
     let at = (dst as usize).wrapping_add(2 * o) % 32;
@@ -586,41 +585,17 @@ unsafe fn ascii_run<const BE: bool>(
     let (mut j, mut u) = (i + skew, o + skew);
     let stream =
         len >= STREAM_MIN && cap >= STREAM_MIN && (dst as usize + 2 * u).is_multiple_of(32);
-    let mut plain = if stream { STREAM_AFTER } else { usize::MAX };
-    while plain > 0 && len - j >= 2 * STEP && cap - u >= 2 * STEP {
-        // SAFETY: `j + 64 <= len`.
-        let (a, b) = unsafe { (load(p.add(j)), load(p.add(j + STEP))) };
-        if _mm256_movemask_epi8(_mm256_or_si256(a, b)) != 0 {
-            break;
+    let plain = if stream { STREAM_AFTER } else { usize::MAX };
+    // SAFETY: the caller's promises; `stream` only if `dst + 2 * u` is
+    // 32-byte aligned.
+    unsafe {
+        let left;
+        (j, u, left) = ascii_steps::<BE, false>(src, j, dst, u, cap, plain);
+        if left == 0 {
+            (j, u, _) = ascii_steps::<BE, true>(src, j, dst, u, cap, usize::MAX);
+            // The `sfence` that orders these stores comes at the end of
+            // the conversion ([`run_fenced`]).
         }
-        // SAFETY: `u + 64 <= cap`: 128 bytes at `dst + 2 * u` are writable.
-        unsafe {
-            widen::<BE>(a, dst.add(2 * u));
-            widen::<BE>(b, dst.add(2 * u + 2 * STEP));
-        }
-        j += 2 * STEP;
-        u += 2 * STEP;
-        plain -= 1;
-    }
-    if plain == 0 {
-        while len - j >= 2 * STEP && cap - u >= 2 * STEP {
-            // SAFETY: `j + 64 <= len`.
-            let (a, b) = unsafe { (load(p.add(j)), load(p.add(j + STEP))) };
-            if _mm256_movemask_epi8(_mm256_or_si256(a, b)) != 0 {
-                break;
-            }
-            // SAFETY: `u + 64 <= cap`: 128 bytes at `dst + 2 * u` are
-            // writable, and 32-byte aligned (checked above; each step
-            // moves 128 bytes).
-            unsafe {
-                widen_stream::<BE>(a, dst.add(2 * u));
-                widen_stream::<BE>(b, dst.add(2 * u + 2 * STEP));
-            }
-            j += 2 * STEP;
-            u += 2 * STEP;
-        }
-        // The `sfence` that orders these stores comes at the end of the
-        // conversion ([`run_fenced`]).
     }
     if j == i + skew {
         // No aligned step: on from the first 32 bytes.
@@ -631,6 +606,52 @@ unsafe fn ascii_run<const BE: bool>(
         o = u;
     }
     (i, o)
+}
+
+/// The steps of [`ascii_run`]: widens the 64 bytes at `j` to units at
+/// `dst + 2 * u` while they are ASCII and 64 bytes of input and room are
+/// left, at most `steps` times, with non-temporal stores if `STREAM`;
+/// returns the new `j` and `u` and the steps left.
+///
+/// # Safety
+///
+/// * `j <= src.len()`, `u <= cap`, `dst` valid for writes of `2 * cap`
+///   bytes; with `STREAM`, `dst + 2 * u` is 32-byte aligned.
+/// * The CPU has AVX2.
+#[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
+#[inline]
+unsafe fn ascii_steps<const BE: bool, const STREAM: bool>(
+    src: &[u8],
+    mut j: usize,
+    dst: *mut u8,
+    mut u: usize,
+    cap: usize,
+    mut steps: usize,
+) -> (usize, usize, usize) {
+    let (len, p) = (src.len(), src.as_ptr());
+    while steps > 0 && len - j >= 2 * STEP && cap - u >= 2 * STEP {
+        // SAFETY: `j + 64 <= len`.
+        let (a, b) = unsafe { (load(p.add(j)), load(p.add(j + STEP))) };
+        if _mm256_movemask_epi8(_mm256_or_si256(a, b)) != 0 {
+            break;
+        }
+        // SAFETY: `u + 64 <= cap`: 128 bytes at `dst + 2 * u` are writable
+        // (and with `STREAM` 32-byte aligned: the caller's promise, and
+        // each step moves 128 bytes).
+        unsafe {
+            if STREAM {
+                widen_stream::<BE>(a, dst.add(2 * u));
+                widen_stream::<BE>(b, dst.add(2 * u + 2 * STEP));
+            } else {
+                widen::<BE>(a, dst.add(2 * u));
+                widen::<BE>(b, dst.add(2 * u + 2 * STEP));
+            }
+        }
+        j += 2 * STEP;
+        u += 2 * STEP;
+        steps -= 1;
+    }
+    (j, u, steps)
 }
 
 /// Converts (and checks, if `VALIDATE`) UTF-8 `src` to UTF-16
@@ -1282,30 +1303,7 @@ mod tests {
         s.replace_range(5000..5002, "é");
         s.replace_range(STREAM_MIN / 2..STREAM_MIN / 2 + 4, "😀");
         s.push('中');
-        let src = s.as_bytes();
-        let units: Vec<u16> = s.encode_utf16().collect();
-        let cap = units.len();
-        for shift in [0usize, 2, 16, 33] {
-            for flavour in 0..4 {
-                let mut buf = std::vec![GUARD; 2 * cap + 128];
-                let dst = buf[shift..].as_mut_ptr();
-                // SAFETY: the CPU has the features (checked above); `2 *
-                // cap` bytes from `dst` are inside `buf`.
-                let f = unsafe {
-                    match flavour {
-                        0 => run_fenced::<false, false>(src, dst, cap),
-                        1 => run_fenced::<false, true>(src, dst, cap),
-                        2 => run_fenced::<true, false>(src, dst, cap),
-                        _ => run_fenced::<true, true>(src, dst, cap),
-                    }
-                };
-                let want = bytes_of(&units, flavour >= 2);
-                assert_eq!((f.read, f.written), (src.len(), cap), "{shift} {flavour}");
-                assert!(buf[shift..shift + 2 * cap] == want[..], "{shift} {flavour}");
-                assert!(buf[..shift].iter().all(|&b| b == GUARD));
-                assert!(buf[shift + 2 * cap..].iter().all(|&b| b == GUARD));
-            }
-        }
+        every_flavour_at_shifts(&s, &[0, 2, 16, 33]);
     }
 
     /// Past [`STREAM_MIN`], ASCII runs of every length around the point
@@ -1332,16 +1330,23 @@ mod tests {
             s.push(['é', '’', '😀'][k % 3]);
             k += 1;
         }
+        assert!(s.encode_utf16().count() >= STREAM_MIN);
+        every_flavour_at_shifts(&s, &[0, 2, 34]);
+    }
+
+    /// Converts `s` with [`run_fenced`] in every flavour (LE/BE, checked
+    /// or not) into a buffer of exactly its length at each byte offset of
+    /// `shifts` within a guarded allocation, and compares with std.
+    fn every_flavour_at_shifts(s: &str, shifts: &[usize]) {
         let src = s.as_bytes();
         let units: Vec<u16> = s.encode_utf16().collect();
         let cap = units.len();
-        assert!(cap >= STREAM_MIN);
-        for shift in [0usize, 2, 34] {
+        for &shift in shifts {
             for flavour in 0..4 {
                 let mut buf = std::vec![GUARD; 2 * cap + 128];
                 let dst = buf[shift..].as_mut_ptr();
-                // SAFETY: the CPU has the features (checked above); `2 *
-                // cap` bytes from `dst` are inside `buf`.
+                // SAFETY: the callers checked the CPU's features; `2 * cap`
+                // bytes from `dst` are inside `buf`.
                 let f = unsafe {
                     match flavour {
                         0 => run_fenced::<false, false>(src, dst, cap),
