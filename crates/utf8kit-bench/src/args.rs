@@ -17,8 +17,8 @@ FLAGS:
                        SUBSTR (case-insensitive; repeatable, any match keeps). The ratios'
                        reference contenders always run on a kept row.
     --sizes LIST       comma-separated sizes for every input, e.g. 64,1K,64K,1M,64M
-                       (default: Latin, ASCII and random at 64,1K,64K,1M,64M; the other
-                       lipsum files at 1M)
+                       (default: Latin and the generated inputs at 64,1K,64K,1M,64M;
+                       the other lipsum files at 1M)
     --reps N           rounds per measurement (default 21, --quick 15)
     --markdown         print Markdown tables (for BENCHMARKS.md)
     --list             list operations, contenders and inputs, then exit
