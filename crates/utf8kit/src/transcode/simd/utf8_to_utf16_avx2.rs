@@ -33,7 +33,7 @@
 //!   next step's lane 0.
 //! * **All ASCII**: widened and stored, 64 bytes a step while they last,
 //!   from a 32-byte aligned output position; for outputs of 8 Mi units and
-//!   more with non-temporal stores once a run is 512 bytes long (1.5–1.9×
+//!   more with non-temporal stores once a run is past 512 bytes (1.5–1.9×
 //!   on ASCII from 4 MiB of input, 0.5–0.8× at 1–3 MiB, where the output
 //!   stays in L3: microbenchmark; see [`STREAM_AFTER`] for short runs).
 //!
@@ -553,9 +553,9 @@ fn boundary(src: &[u8], i: usize, o: usize, carry: u32) -> (usize, usize) {
 /// too, 64 a step from where the output is 32-byte aligned (the first
 /// store covers the units up to there), so that no store straddles two
 /// cache lines (and, for outputs past [`STREAM_MIN`], with non-temporal
-/// stores from the [`STREAM_AFTER`]th step on). (Not to 64 bytes: that moves the loads of an aligned input off
-/// their alignment when the output is already 32-byte aligned, which costs
-/// more than it saves.) Returns the new `(i, o)`, at least 32 on; every
+/// stores after the first [`STREAM_AFTER`] steps). (Not to 64 bytes: that
+/// moves the loads of an aligned input off their alignment when the output
+/// is already 32-byte aligned, which costs more than it saves.) Returns the new `(i, o)`, at least 32 on; every
 /// store writes exactly units of the run.
 ///
 /// # Safety
