@@ -295,6 +295,13 @@ unsafe fn widen_stream<const BE: bool>(v: __m256i, out: *mut u8) {
 /// (as the AVX-512 kernel does from the same size).
 const STREAM_MIN: usize = 8 << 20;
 
+/// Whether a conversion of `len` bytes into room for `cap` units is large
+/// enough for its ASCII runs to stream (and so to need [`run_fenced`]'s
+/// fence).
+fn may_stream(len: usize, cap: usize) -> bool {
+    len >= STREAM_MIN && cap >= STREAM_MIN
+}
+
 /// Steps of an ASCII run (64 bytes each) with ordinary stores before
 /// non-temporal ones: only a run that goes on past them streams. A
 /// streamed run leaves its first and last lines partly written by other
@@ -555,8 +562,9 @@ fn boundary(src: &[u8], i: usize, o: usize, carry: u32) -> (usize, usize) {
 /// cache lines (and, for outputs past [`STREAM_MIN`], with non-temporal
 /// stores after the first [`STREAM_AFTER`] steps). (Not to 64 bytes: that
 /// moves the loads of an aligned input off their alignment when the output
-/// is already 32-byte aligned, which costs more than it saves.) Returns the new `(i, o)`, at least 32 on; every
-/// store writes exactly units of the run.
+/// is already 32-byte aligned, which costs more than it saves.) Returns the
+/// new `(i, o)`, at least 32 on; every store writes exactly units of the
+/// run.
 ///
 /// # Safety
 ///
@@ -583,16 +591,19 @@ unsafe fn ascii_run<const BE: bool>(
         STEP
     };
     let (mut j, mut u) = (i + skew, o + skew);
-    let stream =
-        len >= STREAM_MIN && cap >= STREAM_MIN && (dst as usize + 2 * u).is_multiple_of(32);
-    let plain = if stream { STREAM_AFTER } else { usize::MAX };
-    // SAFETY: the caller's promises; `stream` only if `dst + 2 * u` is
-    // 32-byte aligned.
+    let stream = may_stream(len, cap) && (dst as usize + 2 * u).is_multiple_of(32);
+    // A run streams only past its first `STREAM_AFTER` steps.
+    let plain_end = if stream {
+        len.min(j + 2 * STEP * STREAM_AFTER)
+    } else {
+        len
+    };
+    // SAFETY: the caller's promises (`j <= len`: `skew <= 32`); `stream`
+    // only if `dst + 2 * u` is 32-byte aligned.
     unsafe {
-        let left;
-        (j, u, left) = ascii_steps::<BE, false>(src, j, dst, u, cap, plain);
-        if left == 0 {
-            (j, u, _) = ascii_steps::<BE, true>(src, j, dst, u, cap, usize::MAX);
+        (j, u) = ascii_steps::<BE, false>(src, j, plain_end, dst, u, cap);
+        if stream && j == plain_end {
+            (j, u) = ascii_steps::<BE, true>(src, j, len, dst, u, cap);
             // The `sfence` that orders these stores comes at the end of
             // the conversion ([`run_fenced`]).
         }
@@ -609,28 +620,28 @@ unsafe fn ascii_run<const BE: bool>(
 }
 
 /// The steps of [`ascii_run`]: widens the 64 bytes at `j` to units at
-/// `dst + 2 * u` while they are ASCII and 64 bytes of input and room are
-/// left, at most `steps` times, with non-temporal stores if `STREAM`;
-/// returns the new `j` and `u` and the steps left.
+/// `dst + 2 * u` while they are ASCII and 64 bytes of input before `end`
+/// and room are left, with non-temporal stores if `STREAM`; returns the new
+/// `j` and `u`.
 ///
 /// # Safety
 ///
-/// * `j <= src.len()`, `u <= cap`, `dst` valid for writes of `2 * cap`
-///   bytes; with `STREAM`, `dst + 2 * u` is 32-byte aligned.
+/// * `j <= end <= src.len()`, `u <= cap`, `dst` valid for writes of
+///   `2 * cap` bytes; with `STREAM`, `dst + 2 * u` is 32-byte aligned.
 /// * The CPU has AVX2.
 #[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
 #[inline]
 unsafe fn ascii_steps<const BE: bool, const STREAM: bool>(
     src: &[u8],
     mut j: usize,
+    end: usize,
     dst: *mut u8,
     mut u: usize,
     cap: usize,
-    mut steps: usize,
-) -> (usize, usize, usize) {
-    let (len, p) = (src.len(), src.as_ptr());
-    while steps > 0 && len - j >= 2 * STEP && cap - u >= 2 * STEP {
-        // SAFETY: `j + 64 <= len`.
+) -> (usize, usize) {
+    let p = src.as_ptr();
+    while end - j >= 2 * STEP && cap - u >= 2 * STEP {
+        // SAFETY: `j + 64 <= end <= src.len()`.
         let (a, b) = unsafe { (load(p.add(j)), load(p.add(j + STEP))) };
         if _mm256_movemask_epi8(_mm256_or_si256(a, b)) != 0 {
             break;
@@ -649,9 +660,8 @@ unsafe fn ascii_steps<const BE: bool, const STREAM: bool>(
         }
         j += 2 * STEP;
         u += 2 * STEP;
-        steps -= 1;
     }
-    (j, u, steps)
+    (j, u)
 }
 
 /// Converts (and checks, if `VALIDATE`) UTF-8 `src` to UTF-16
@@ -829,7 +839,7 @@ unsafe fn run_fenced<const BE: bool, const VALIDATE: bool>(
 ) -> Fused {
     // SAFETY: the caller's promises.
     let f = unsafe { run::<BE, VALIDATE>(src, dst, cap) };
-    if src.len() >= STREAM_MIN && cap >= STREAM_MIN {
+    if may_stream(src.len(), cap) {
         _mm_sfence();
     }
     f
