@@ -3,8 +3,8 @@
 //!
 //! # UTF-16 → UTF-8
 //!
-//! The main loop takes 32 units (two registers) a step and picks a path by
-//! what they hold:
+//! Two main loops take 32 units (two registers) a step. The dense loop
+//! ([`dense_steps`]) picks one path for all 32 by what they hold:
 //!
 //! * all ASCII: `vpackuswb` and one 32-byte store, then 64 units a step
 //!   while they last;
@@ -41,6 +41,27 @@
 //!   next step (its two bytes are overwritten); a block with an unpaired
 //!   half stops the kernel and is left to the scalar kernel (`window_end`),
 //!   which reports or replaces it at its exact index.
+//!
+//! The sparse loop ([`sparse_steps`]) is for text that is mostly ASCII with
+//! a character outside it here and there (English with typographic quotes
+//! and dashes, code, markup). There most steps that are not all ASCII have
+//! one such character, so the dense loop would convert 32 units for it; the
+//! sparse loop converts each half of the step on its own, and the half that
+//! is ASCII costs a pack and a store. After a step that was all ASCII it
+//! looks at the next 32 units before it goes to the 64-unit ASCII loop, and
+//! if they are not all ASCII converts them right away: in such text most
+//! runs of ASCII are shorter than 96 units. It leaves steps with a
+//! surrogate to the dense loop, one step at a time.
+//!
+//! The input is converted by chunks of [`CHUNK`] units. Text that starts
+//! with 24 or more ASCII units out of 32 starts with the sparse loop; after
+//! a chunk, the next one takes the sparse loop if this one made fewer than
+//! 1.1 bytes a unit ([`SPARSE_BELOW`]), else the dense loop. Latin-script
+//! text whose accented letters come every 10 characters or more often makes
+//! more, and the dense loop, whose 2-byte path converts both halves of a
+//! step at once, is faster on it. Past [`FAR_FROM`] units, where the input
+//! comes from memory, the sparse loop and its ASCII runs prefetch the input
+//! [`FAR_AHEAD`] bytes ahead.
 //!
 //! The packed stores leave don't-care bytes after a step's output (at most
 //! 14), which the output that follows overwrites: such steps run while 16
@@ -90,6 +111,32 @@
 //! * The ASCII-or-3 rows (two groups a 32-byte row) against the 2-bit
 //!   classes of [`PACK123`] with `vinserti128` rows: 6 % fewer instructions
 //!   on Hindi (callgrind), 3–5 % faster.
+//! * The sparse loop, measured on 64 KiB of ASCII text with one of
+//!   `’“”—é–…` every 20 to 400 characters (randomly placed), against the
+//!   dense loop alone, which made 0.79–0.90 of simdutf from one in 20 to
+//!   one in 100:
+//!   - every step through the [`PACK123`] path, ASCII or not (no branch to
+//!     mispredict): 103 instructions per 32 units, 0.25 of simdutf on
+//!     ASCII and no better at one in 100;
+//!   - a half with at most one character outside ASCII written as its
+//!     packed ASCII, the character's bytes (by `pdep`) and the rest
+//!     shifted by a `vpshufb`, without a branch between the two: about 40
+//!     instructions a half, no faster than [`PACK123`];
+//!   - the halves' own paths (this loop), the 64-unit ASCII loop after
+//!     every ASCII step: 1.00–1.04 of simdutf; looking at the next 32 units
+//!     first: 1.06–1.09;
+//!   - the half that is not ASCII chosen by a blend and converted without
+//!     a branch between the halves: 0.84 of this loop;
+//!   - the paths for ASCII-and-3-byte and all-3-byte halves in
+//!     [`half_step`]: it is no longer inlined, 0.8; without its 2-byte
+//!     path, 1.02–1.07 on this text but 0.75 on Latin-script text;
+//!   - the loop chosen by counting runs of ASCII in the dense loop: one
+//!     counter made that loop run 11 % more instructions (Russian), so the
+//!     bytes a unit choose it.
+//! * At 64 MiB the sparse loop was 0.84 of the dense one on text with a
+//!   character every 400; prefetching in the sparse steps only made that
+//!   no better, prefetching in its ASCII runs too made it 1.1 (and 0.98 →
+//!   1.05 of simdutf at one in 80); `prefetchw` of the output: worse.
 //! * The UTF-8 length with the pairing checked in every block (two loads
 //!   and 15 operations a block): 0.89 of `simdutf::utf8_length_from_utf16le`
 //!   (which counts every surrogate 2, right for valid input only); with a
@@ -601,13 +648,302 @@ pub(crate) unsafe fn utf16_to_utf8<const BE: bool>(
     }
     let mut i = 0;
     let mut o = 0;
+    // Which loop converts the next chunk: text that starts mostly ASCII
+    // starts with the sparse one.
+    // SAFETY: units `0..32` are readable when `len >= 48`.
+    let mut sparse = len >= 48 && unsafe { mostly_ascii::<BE>(src) };
+    while len - i >= 48 && cap - o >= 2 * ROOM {
+        let lim = i + (len - i).min(CHUNK);
+        let (i0, o0) = (i, o);
+        loop {
+            if sparse {
+                // SAFETY: the caller's promises; `i + 48 <= lim <= len`,
+                // `o + 2 * ROOM <= cap`, `i` not inside a pair.
+                (i, o) = unsafe {
+                    if len >= FAR_FROM {
+                        sparse_steps::<BE, true>(src, len, lim, dst, cap, i, o)
+                    } else {
+                        sparse_steps::<BE, false>(src, len, lim, dst, cap, i, o)
+                    }
+                };
+            }
+            if i + 48 > lim || cap - o < 2 * ROOM {
+                break;
+            }
+            // The whole chunk, or the step with a surrogate that stopped
+            // the sparse loop.
+            let end = if sparse { i + 48 } else { lim };
+            // SAFETY: as above, `i + 48 <= end <= lim`.
+            match unsafe { dense_steps::<BE>(src, len, end, dst, cap, i, o) } {
+                Ok((read, written)) => (i, o) = (read, written),
+                Err(stop) => return stop,
+            }
+        }
+        sparse = SPARSE_BELOW.1 * (o - o0) < SPARSE_BELOW.0 * (i - i0);
+    }
+    let not_small = _mm256_set1_epi16(0xF800u16 as i16);
+    // The same 16 units a step.
+    while len - i >= 32 && cap - o >= ROOM {
+        // SAFETY: units `i..i + 16` are readable.
+        let u = unsafe { load16::<BE>(src.add(2 * i)) };
+        // SAFETY: `o + ROOM <= cap`.
+        let out = unsafe { dst.add(o) };
+        if _mm256_testz_si256(u, not_ascii) != 0 {
+            let bytes =
+                _mm_packus_epi16(_mm256_castsi256_si128(u), _mm256_extracti128_si256::<1>(u));
+            // SAFETY: 16 of the `ROOM` writable bytes.
+            unsafe { _mm_storeu_si128(out.cast(), bytes) };
+            i += 16;
+            o += 16;
+            continue;
+        }
+        if _mm256_testz_si256(u, not_small) != 0 {
+            // SAFETY: `ROOM` writable bytes at `out`.
+            o += unsafe { two_byte(u, out) };
+            i += 16;
+            continue;
+        }
+        let (p0, p1, mask, h, l) = encode16(u);
+        if l != h << 2 {
+            // SAFETY: `src` is `2 * len` readable bytes.
+            return Stop::new(i, o, Some(unsafe { window_end::<BE>(src, len, i) }));
+        }
+        // SAFETY: `ROOM` writable bytes at `out`.
+        let n = unsafe { store4(p0, p1, mask, out) };
+        let last = (h >> 30) as usize & 1;
+        i += 16 - last;
+        o += n - 2 * last;
+    }
+    // SAFETY: the caller's promises, and the invariants above.
+    unsafe { tail::<BE>(src, len, dst, cap, i, o) }
+}
+
+/// Stores the 32 ASCII units `u` and `v` (units `i..i + 32`) at `o`, then
+/// converts the ASCII units after them 64 a step, while 64 are left before
+/// `lim`; returns the units read and bytes written. Each step stores
+/// exactly its output. With `FAR`, each step prefetches the input
+/// [`FAR_AHEAD`] bytes on.
+///
+/// # Safety
+///
+/// * The CPU supports AVX2.
+/// * `src` is valid for reads of `2 * lim` bytes, `dst` for writes of
+///   `cap`; `i + 32 <= lim` and `o + 32 <= cap`.
+#[target_feature(enable = "avx2")]
+#[inline]
+#[allow(clippy::too_many_arguments)]
+unsafe fn ascii_run<const BE: bool, const FAR: bool>(
+    src: *const u8,
+    lim: usize,
+    dst: *mut u8,
+    cap: usize,
+    mut i: usize,
+    mut o: usize,
+    u: __m256i,
+    v: __m256i,
+) -> (usize, usize) {
+    let not_ascii = _mm256_set1_epi16(0xFF80u16 as i16);
+    let bytes = _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_packus_epi16(u, v));
+    // SAFETY: `o + 32 <= cap`.
+    unsafe { _mm256_storeu_si256(dst.add(o).cast(), bytes) };
+    i += 32;
+    o += 32;
+    while lim - i >= 64 && cap - o >= 64 {
+        // SAFETY: units `i..i + 64` are readable.
+        let (a, b, c, d) = unsafe {
+            let q = src.add(2 * i);
+            (
+                load16::<BE>(q),
+                load16::<BE>(q.add(32)),
+                load16::<BE>(q.add(64)),
+                load16::<BE>(q.add(96)),
+            )
+        };
+        if FAR {
+            _mm_prefetch::<_MM_HINT_T0>(src.wrapping_add(2 * i + FAR_AHEAD).cast());
+            _mm_prefetch::<_MM_HINT_T0>(src.wrapping_add(2 * i + FAR_AHEAD + 64).cast());
+        }
+        let all = _mm256_or_si256(_mm256_or_si256(a, b), _mm256_or_si256(c, d));
+        if _mm256_testz_si256(all, not_ascii) == 0 {
+            break;
+        }
+        let ab = _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_packus_epi16(a, b));
+        let cd = _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_packus_epi16(c, d));
+        // SAFETY: `o + 64 <= cap`.
+        unsafe {
+            _mm256_storeu_si256(dst.add(o).cast(), ab);
+            _mm256_storeu_si256(dst.add(o + 32).cast(), cd);
+        }
+        i += 64;
+        o += 64;
+    }
+    (i, o)
+}
+
+/// Units a chunk of [`utf16_to_utf8`]: the bytes a unit of one choose the
+/// main loop of the next (see the module doc). Chunks of 4 Ki units ran
+/// the 2-byte lipsum files 3–5 % slower (a call and its constants per
+/// chunk).
+const CHUNK: usize = 16 * 1024;
+
+/// The next chunk takes the sparse loop if this one made fewer than
+/// `SPARSE_BELOW.0 / SPARSE_BELOW.1` bytes a unit.
+const SPARSE_BELOW: (usize, usize) = (11, 10);
+
+/// From this many units on, the sparse loop prefetches (see the module
+/// doc).
+const FAR_FROM: usize = 4 * 1024 * 1024;
+
+/// How far ahead of its loads the sparse loop prefetches, in bytes.
+const FAR_AHEAD: usize = 8192;
+
+/// Whether 24 or more of the 32 units at `src` are ASCII.
+///
+/// # Safety
+///
+/// * The CPU supports AVX2 and POPCNT.
+/// * `src` is valid for reads of 64 bytes.
+#[target_feature(enable = "avx2,popcnt")]
+#[inline]
+unsafe fn mostly_ascii<const BE: bool>(src: *const u8) -> bool {
+    // SAFETY: the caller's promise.
+    let (u, v) = unsafe { (load16::<BE>(src), load16::<BE>(src.add(32))) };
+    let ascii = _mm256_packs_epi16(classes(u).0, classes(v).0);
+    _mm256_movemask_epi8(ascii).count_ones() >= 24
+}
+
+/// Writes the UTF-8 of the 16 units `u` (no surrogate among them) at `out`
+/// and returns its length: ASCII packed, 2-byte text by [`two_byte`], else
+/// by [`spread16`] and [`store16`] (see the module doc for the paths
+/// tried here).
+///
+/// # Safety
+///
+/// 64 bytes at `out` are writable.
+#[target_feature(enable = "avx2,popcnt")]
+#[inline]
+unsafe fn half_step(u: __m256i, out: *mut u8) -> usize {
+    if _mm256_testz_si256(u, _mm256_set1_epi16(0xFF80u16 as i16)) != 0 {
+        let bytes = _mm_packus_epi16(_mm256_castsi256_si128(u), _mm256_extracti128_si256::<1>(u));
+        // SAFETY: 16 of the 64 bytes.
+        unsafe { _mm_storeu_si128(out.cast(), bytes) };
+        return 16;
+    }
+    if _mm256_testz_si256(u, _mm256_set1_epi16(0xF800u16 as i16)) != 0 {
+        // SAFETY: 48 of the 64 bytes.
+        return unsafe { two_byte(u, out) };
+    }
+    let (ascii, small) = classes(u);
+    let (w0, w1, mask) = spread16(u, ascii, small);
+    // SAFETY: the caller's promise.
+    unsafe { store16(w0, w1, mask, out) }
+}
+
+/// The main loop of [`utf16_to_utf8`] for text that is mostly ASCII (see
+/// the module doc), from unit `i` and byte `o` while 48 units are left
+/// before `lim`, up to a step with a surrogate: 32 units a step, all-ASCII
+/// steps as in [`ascii_run`], the others by halves ([`half_step`]).
+/// Returns the units read and the bytes written. With `FAR`, each step
+/// prefetches the input [`FAR_AHEAD`] bytes on.
+///
+/// # Safety
+///
+/// As [`utf16_to_utf8`]; `i <= lim <= len`, `o <= cap`, `i` not inside a
+/// pair.
+#[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
+#[inline(never)]
+unsafe fn sparse_steps<const BE: bool, const FAR: bool>(
+    src: *const u8,
+    len: usize,
+    lim: usize,
+    dst: *mut u8,
+    cap: usize,
+    mut i: usize,
+    mut o: usize,
+) -> (usize, usize) {
+    let not_ascii = _mm256_set1_epi16(0xFF80u16 as i16);
+    let not_small = _mm256_set1_epi16(0xF800u16 as i16);
+    let surrogate = _mm256_set1_epi16(0xD800u16 as i16);
+    while i + 48 <= lim && cap - o >= 2 * ROOM {
+        // SAFETY: units `i..i + 32` are readable.
+        let (mut u, mut v) = unsafe {
+            (
+                load16::<BE>(src.add(2 * i)),
+                load16::<BE>(src.add(2 * i + 32)),
+            )
+        };
+        if FAR {
+            _mm_prefetch::<_MM_HINT_T0>(src.wrapping_add(2 * i + FAR_AHEAD).cast());
+        }
+        if _mm256_testz_si256(_mm256_or_si256(u, v), not_ascii) != 0 {
+            let bytes = _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_packus_epi16(u, v));
+            // SAFETY: `o + 32 <= cap`.
+            unsafe { _mm256_storeu_si256(dst.add(o).cast(), bytes) };
+            i += 32;
+            o += 32;
+            if i + 48 > lim || cap - o < 2 * ROOM {
+                break;
+            }
+            // SAFETY: as above.
+            (u, v) = unsafe {
+                (
+                    load16::<BE>(src.add(2 * i)),
+                    load16::<BE>(src.add(2 * i + 32)),
+                )
+            };
+            if _mm256_testz_si256(_mm256_or_si256(u, v), not_ascii) != 0 {
+                // SAFETY: as above.
+                (i, o) = unsafe { ascii_run::<BE, FAR>(src, len, dst, cap, i, o, u, v) };
+                continue;
+            }
+        }
+        let surrogates = _mm256_or_si256(
+            _mm256_cmpeq_epi16(_mm256_and_si256(u, not_small), surrogate),
+            _mm256_cmpeq_epi16(_mm256_and_si256(v, not_small), surrogate),
+        );
+        if _mm256_testz_si256(surrogates, surrogates) == 0 {
+            break;
+        }
+        // SAFETY: `o + 2 * ROOM <= cap`: `ROOM` bytes for each half.
+        unsafe {
+            let out = dst.add(o);
+            let n = half_step(u, out);
+            o += n + half_step(v, out.add(n));
+        }
+        i += 32;
+    }
+    (i, o)
+}
+
+/// The main loop of [`utf16_to_utf8`] for text that is not mostly ASCII,
+/// from unit `i` and byte `o` while 48 units are left before `lim`: 32
+/// units a step, each step taking one path for all of them (see the module
+/// doc). Returns the units read and bytes written, or where the kernel
+/// stops, at a block with an unpaired surrogate.
+///
+/// # Safety
+///
+/// As [`utf16_to_utf8`]; `i <= lim <= len`, `o <= cap`, `i` not inside a
+/// pair.
+#[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
+#[inline(never)]
+unsafe fn dense_steps<const BE: bool>(
+    src: *const u8,
+    len: usize,
+    lim: usize,
+    dst: *mut u8,
+    cap: usize,
+    mut i: usize,
+    mut o: usize,
+) -> Result<(usize, usize), Stop> {
+    let not_ascii = _mm256_set1_epi16(0xFF80u16 as i16);
     let not_small = _mm256_set1_epi16(0xF800u16 as i16);
     let surrogate = _mm256_set1_epi16(0xD800u16 as i16);
     // Steps of 32 units whose stores may leave don't-care bytes after
     // their output: 16 more units follow, whose output (16 bytes or more)
     // overwrites them. Invariants: `i <= len`, `o <= cap`, `i` not inside a
     // pair.
-    while len - i >= 48 && cap - o >= 2 * ROOM {
+    while i + 48 <= lim && cap - o >= 2 * ROOM {
         // SAFETY: units `i..i + 32` are readable.
         let (u, v) = unsafe {
             (
@@ -619,38 +955,8 @@ pub(crate) unsafe fn utf16_to_utf8<const BE: bool>(
         let out = unsafe { dst.add(o) };
         let both = _mm256_or_si256(u, v);
         if _mm256_testz_si256(both, not_ascii) != 0 {
-            let bytes = _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_packus_epi16(u, v));
-            // SAFETY: 32 of the writable bytes.
-            unsafe { _mm256_storeu_si256(out.cast(), bytes) };
-            i += 32;
-            o += 32;
-            // More ASCII: 64 units a step while they last (each step
-            // stores exactly its output).
-            while len - i >= 64 && cap - o >= 64 {
-                // SAFETY: units `i..i + 64` are readable.
-                let (a, b, c, d) = unsafe {
-                    let q = src.add(2 * i);
-                    (
-                        load16::<BE>(q),
-                        load16::<BE>(q.add(32)),
-                        load16::<BE>(q.add(64)),
-                        load16::<BE>(q.add(96)),
-                    )
-                };
-                let all = _mm256_or_si256(_mm256_or_si256(a, b), _mm256_or_si256(c, d));
-                if _mm256_testz_si256(all, not_ascii) == 0 {
-                    break;
-                }
-                let ab = _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_packus_epi16(a, b));
-                let cd = _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_packus_epi16(c, d));
-                // SAFETY: `o + 64 <= cap`.
-                unsafe {
-                    _mm256_storeu_si256(dst.add(o).cast(), ab);
-                    _mm256_storeu_si256(dst.add(o + 32).cast(), cd);
-                }
-                i += 64;
-                o += 64;
-            }
+            // SAFETY: as above; `i + 48 <= lim`.
+            (i, o) = unsafe { ascii_run::<BE, false>(src, len, dst, cap, i, o, u, v) };
             continue;
         }
         if _mm256_testz_si256(both, not_small) != 0 {
@@ -720,7 +1026,11 @@ pub(crate) unsafe fn utf16_to_utf8<const BE: bool>(
         // right before a low one but the last unit's.
         if l != h << 2 {
             // SAFETY: `src` is `2 * len` readable bytes.
-            return Stop::new(i, o, Some(unsafe { window_end::<BE>(src, len, i) }));
+            return Err(Stop::new(
+                i,
+                o,
+                Some(unsafe { window_end::<BE>(src, len, i) }),
+            ));
         }
         // SAFETY: `ROOM` writable bytes at `out`.
         let n = unsafe { store4(p0, p1, mask, out) };
@@ -730,40 +1040,7 @@ pub(crate) unsafe fn utf16_to_utf8<const BE: bool>(
         i += 16 - last;
         o += n - 2 * last;
     }
-    // The same 16 units a step.
-    while len - i >= 32 && cap - o >= ROOM {
-        // SAFETY: units `i..i + 16` are readable.
-        let u = unsafe { load16::<BE>(src.add(2 * i)) };
-        // SAFETY: `o + ROOM <= cap`.
-        let out = unsafe { dst.add(o) };
-        if _mm256_testz_si256(u, not_ascii) != 0 {
-            let bytes =
-                _mm_packus_epi16(_mm256_castsi256_si128(u), _mm256_extracti128_si256::<1>(u));
-            // SAFETY: 16 of the `ROOM` writable bytes.
-            unsafe { _mm_storeu_si128(out.cast(), bytes) };
-            i += 16;
-            o += 16;
-            continue;
-        }
-        if _mm256_testz_si256(u, not_small) != 0 {
-            // SAFETY: `ROOM` writable bytes at `out`.
-            o += unsafe { two_byte(u, out) };
-            i += 16;
-            continue;
-        }
-        let (p0, p1, mask, h, l) = encode16(u);
-        if l != h << 2 {
-            // SAFETY: `src` is `2 * len` readable bytes.
-            return Stop::new(i, o, Some(unsafe { window_end::<BE>(src, len, i) }));
-        }
-        // SAFETY: `ROOM` writable bytes at `out`.
-        let n = unsafe { store4(p0, p1, mask, out) };
-        let last = (h >> 30) as usize & 1;
-        i += 16 - last;
-        o += n - 2 * last;
-    }
-    // SAFETY: the caller's promises, and the invariants above.
-    unsafe { tail::<BE>(src, len, dst, cap, i, o) }
+    Ok((i, o))
 }
 
 /// The end of [`utf16_to_utf8`] from unit `i` and byte `o` on: blocks of 16
@@ -1346,6 +1623,122 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A deterministic mix of the kinds of text that choose the two main
+    /// loops: English with a typographic character every `every` characters
+    /// (and now and then an emoji, which the sparse loop leaves to the dense
+    /// one), pure ASCII, Russian, Chinese with spaces, and French-like text
+    /// with an accented letter in 6; each `len` characters long, in turns.
+    fn switching_text(len: usize, every: usize, turns: usize) -> String {
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let mut s = String::new();
+        for turn in 0..turns {
+            for k in 0..len {
+                let r = next();
+                let pick = |set: &[char]| set[(r >> 40) as usize % set.len()];
+                let ascii = char::from(b'a' + (r % 26) as u8);
+                let c = match turn % 5 {
+                    0 if r % every as u64 == 0 => pick(&['’', '“', '”', '—', '…', 'é', 'ü']),
+                    0 if r % 997 == 0 => '😀',
+                    0 | 1 => ascii,
+                    2 if k % 7 == 0 => ' ',
+                    2 => pick(&['м', 'и', 'р', 'а', 'з']),
+                    3 if k % 5 == 0 => ' ',
+                    3 => pick(&['中', '文', '字']),
+                    _ if r % 6 == 0 => pick(&['é', 'è', 'à', 'ç', 'ô']),
+                    _ => ascii,
+                };
+                s.push(c);
+            }
+        }
+        s
+    }
+
+    /// Text whose kind changes every chunk or so, so that the main loops
+    /// take turns (each choice, and the sparse loop's stops at surrogates),
+    /// at densities around the switch, in exact and ample room.
+    #[test]
+    fn main_loops_take_turns() {
+        if !super::super::avx2_transcode() {
+            return;
+        }
+        for (len, every) in [
+            (CHUNK - 5, 80),
+            (CHUNK + 33, 12),
+            (CHUNK / 3, 400),
+            (777, 9),
+        ] {
+            let units: Vec<u16> = switching_text(len, every, 7).encode_utf16().collect();
+            let need = String::from_utf16(&units).unwrap().len();
+            for cap in [need, need + 70] {
+                assert_eq!(
+                    check_kernel(&units, cap),
+                    units.len(),
+                    "{len} {every} {cap}"
+                );
+            }
+        }
+    }
+
+    /// An unpaired surrogate in mostly-ASCII text, where the sparse loop
+    /// runs: the kernel stops at its block, and the conversion reports it.
+    #[test]
+    fn unpaired_surrogate_in_sparse_text() {
+        if !super::super::avx2_transcode() {
+            return;
+        }
+        let text: Vec<u16> = switching_text(3000, 60, 1).encode_utf16().collect();
+        for at in (0..text.len()).step_by(97).chain([1023, 1024, 1025, 2999]) {
+            for lone in [0xD800u16, 0xDFFF] {
+                let mut units = text.clone();
+                units[at] = lone;
+                if lone == 0xD800
+                    && at + 1 < units.len()
+                    && (0xDC00..0xE000).contains(&units[at + 1])
+                {
+                    units[at + 1] = 0x61;
+                }
+                if lone == 0xDFFF && at > 0 && (0xD800..0xDC00).contains(&units[at - 1]) {
+                    units[at - 1] = 0x61;
+                }
+                let first = char::decode_utf16(units.iter().copied())
+                    .scan(0, |k, r| {
+                        let here = *k;
+                        *k += r.as_ref().map_or(1, |c| c.len_utf16());
+                        Some((here, r.is_err()))
+                    })
+                    .find_map(|(k, bad)| bad.then_some(k))
+                    .unwrap();
+                let read = check_kernel(&units, 3 * units.len());
+                assert!(read <= first, "read {read} past a lone half at {first}");
+                let mut out = vec![0u8; 3 * units.len()];
+                match crate::transcode::utf16_to_utf8_with(crate::Kernel::Avx2, &units, &mut out) {
+                    Some(Err(crate::transcode::TranscodeError::Invalid(e))) => {
+                        assert_eq!(e.index(), first)
+                    }
+                    other => panic!("{other:?} at {at}"),
+                }
+            }
+        }
+    }
+
+    /// Inputs long enough that the sparse loop prefetches ([`FAR_FROM`]).
+    #[test]
+    fn sparse_text_past_the_prefetch_size() {
+        if !super::super::avx2_transcode() {
+            return;
+        }
+        let text = switching_text(FAR_FROM / 2 + 1000, 80, 2);
+        let units: Vec<u16> = text.encode_utf16().collect();
+        assert!(units.len() >= FAR_FROM);
+        assert_eq!(check_kernel(&units, text.len()), units.len());
     }
 
     /// Every surrogate pair, in long runs (the pairs path) and shifted by
