@@ -124,7 +124,7 @@
 //!     instructions a half, no faster than [`PACK123`];
 //!   - the halves' own paths (this loop), the 64-unit ASCII loop after
 //!     every ASCII step: 1.00–1.04 of simdutf; looking at the next 32 units
-//!     first: 1.06–1.09;
+//!     first: 1.02–1.09;
 //!   - the half that is not ASCII chosen by a blend and converted without
 //!     a branch between the halves: 0.84 of this loop;
 //!   - the paths for ASCII-and-3-byte and all-3-byte halves in
@@ -133,10 +133,11 @@
 //!   - the loop chosen by counting runs of ASCII in the dense loop: one
 //!     counter made that loop run 11 % more instructions (Russian), so the
 //!     bytes a unit choose it.
-//! * At 64 MiB the sparse loop was 0.84 of the dense one on text with a
-//!   character every 400; prefetching in the sparse steps only made that
-//!   no better, prefetching in its ASCII runs too made it 1.1 (and 0.98 →
-//!   1.05 of simdutf at one in 80); `prefetchw` of the output: worse.
+//! * At 64 MiB, without prefetching, both loops made 0.85–0.87 of simdutf
+//!   at one character in 80. Prefetching in the sparse steps alone made
+//!   the sparse loop 0.84 of the dense one at one in 400; in its ASCII runs
+//!   too, 1.1 there and 0.95–1.05 of simdutf at one in 80. Prefetching the
+//!   output (`prefetchw`), other distances and the `T1` hint: no better.
 //! * The UTF-8 length with the pairing checked in every block (two loads
 //!   and 15 operations a block): 0.89 of `simdutf::utf8_length_from_utf16le`
 //!   (which counts every surrogate 2, right for valid input only); with a
