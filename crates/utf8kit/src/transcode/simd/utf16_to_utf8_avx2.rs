@@ -1598,28 +1598,7 @@ mod tests {
                             // Nor a pair after it.
                             units[at + lone.len()] = 0x62;
                         }
-                        let read = check_kernel(&units, 3 * len);
-                        assert!(read <= at, "read {read} past a lone half at {at}");
-                        let first = char::decode_utf16(units.iter().copied())
-                            .scan(0, |k, r| {
-                                let here = *k;
-                                *k += r.as_ref().map_or(1, |c| c.len_utf16());
-                                Some((here, r.is_err()))
-                            })
-                            .find_map(|(k, bad)| bad.then_some(k))
-                            .unwrap();
-                        let mut out = std::vec![0u8; 3 * len];
-                        let got = crate::transcode::utf16_to_utf8_with(
-                            crate::Kernel::Avx2,
-                            &units,
-                            &mut out,
-                        );
-                        match got {
-                            Some(Err(crate::transcode::TranscodeError::Invalid(e))) => {
-                                assert_eq!(e.index(), first, "{units:04X?}")
-                            }
-                            other => panic!("{other:?} for {units:04X?}"),
-                        }
+                        assert_eq!(check_stops_at_lone(&units), at, "{units:04X?}");
                     }
                 }
             }
@@ -1709,23 +1688,7 @@ mod tests {
                 if lone == 0xDFFF && at > 0 && (0xD800..0xDC00).contains(&units[at - 1]) {
                     units[at - 1] = 0x61;
                 }
-                let first = char::decode_utf16(units.iter().copied())
-                    .scan(0, |k, r| {
-                        let here = *k;
-                        *k += r.as_ref().map_or(1, |c| c.len_utf16());
-                        Some((here, r.is_err()))
-                    })
-                    .find_map(|(k, bad)| bad.then_some(k))
-                    .unwrap();
-                let read = check_kernel(&units, 3 * units.len());
-                assert!(read <= first, "read {read} past a lone half at {first}");
-                let mut out = vec![0u8; 3 * units.len()];
-                match crate::transcode::utf16_to_utf8_with(crate::Kernel::Avx2, &units, &mut out) {
-                    Some(Err(crate::transcode::TranscodeError::Invalid(e))) => {
-                        assert_eq!(e.index(), first)
-                    }
-                    other => panic!("{other:?} at {at}"),
-                }
+                check_stops_at_lone(&units);
             }
         }
     }
@@ -1740,6 +1703,30 @@ mod tests {
         let units: Vec<u16> = text.encode_utf16().collect();
         assert!(units.len() >= FAR_FROM);
         assert_eq!(check_kernel(&units, text.len()), units.len());
+    }
+
+    /// The index of the first unpaired surrogate of `units`, checking that
+    /// the kernel reads no further than that and that the whole conversion
+    /// reports it there.
+    fn check_stops_at_lone(units: &[u16]) -> usize {
+        let first = char::decode_utf16(units.iter().copied())
+            .scan(0, |k, r| {
+                let here = *k;
+                *k += r.as_ref().map_or(1, |c| c.len_utf16());
+                Some((here, r.is_err()))
+            })
+            .find_map(|(k, bad)| bad.then_some(k))
+            .expect("a lone surrogate");
+        let read = check_kernel(units, 3 * units.len());
+        assert!(read <= first, "read {read} past a lone half at {first}");
+        let mut out = vec![0u8; 3 * units.len()];
+        match crate::transcode::utf16_to_utf8_with(crate::Kernel::Avx2, units, &mut out) {
+            Some(Err(crate::transcode::TranscodeError::Invalid(e))) => {
+                assert_eq!(e.index(), first, "{units:04X?}")
+            }
+            other => panic!("{other:?} for {units:04X?}"),
+        }
+        first
     }
 
     /// Every surrogate pair, in long runs (the pairs path) and shifted by
