@@ -229,6 +229,43 @@ unsafe fn load16<const BE: bool>(src: *const u8) -> __m256i {
     }
 }
 
+/// Loads the 32 units at unit `i` of `src` (one step of the main loops).
+///
+/// # Safety
+///
+/// Units `i..i + 32` at `src` are readable.
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn load32<const BE: bool>(src: *const u8, i: usize) -> (__m256i, __m256i) {
+    // SAFETY: the caller's promise.
+    unsafe {
+        (
+            load16::<BE>(src.add(2 * i)),
+            load16::<BE>(src.add(2 * i + 32)),
+        )
+    }
+}
+
+/// The 32 ASCII units `u` then `v` as 32 bytes in order.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn pack_ascii32(u: __m256i, v: __m256i) -> __m256i {
+    _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_packus_epi16(u, v))
+}
+
+/// Whether one of the 32 units `u` and `v` is a surrogate.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn any_surrogate(u: __m256i, v: __m256i) -> bool {
+    let not_small = _mm256_set1_epi16(0xF800u16 as i16);
+    let surrogate = _mm256_set1_epi16(0xD800u16 as i16);
+    let found = _mm256_or_si256(
+        _mm256_cmpeq_epi16(_mm256_and_si256(u, not_small), surrogate),
+        _mm256_cmpeq_epi16(_mm256_and_si256(v, not_small), surrogate),
+    );
+    _mm256_testz_si256(found, found) == 0
+}
+
 /// Loads two 16-byte table rows into the low and high halves of a register.
 #[target_feature(enable = "avx2")]
 #[inline]
@@ -659,7 +696,9 @@ pub(crate) unsafe fn utf16_to_utf8<const BE: bool>(
     let mut i = 0;
     let mut o = 0;
     // Which loop converts the next chunk: text that starts mostly ASCII
-    // starts with the sparse one.
+    // starts with the sparse one. (Not by the bytes a unit of later chunks:
+    // 32 units are too few, one or two typographic characters among them
+    // would make more than 1.1, and a short input is all one chunk.)
     // SAFETY: units `0..32` are readable when `len >= 48`.
     let mut sparse = len >= 48 && unsafe { mostly_ascii::<BE>(src) };
     while len - i >= 48 && cap - o >= 2 * ROOM {
@@ -729,22 +768,22 @@ pub(crate) unsafe fn utf16_to_utf8<const BE: bool>(
 }
 
 /// Stores the 32 ASCII units `u` and `v` (units `i..i + 32`) at `o`, then
-/// converts the ASCII units after them 64 a step, while 64 are left before
-/// `lim`; returns the units read and bytes written. Each step stores
+/// converts the ASCII units after them 64 a step, while 64 are left;
+/// returns the units read and bytes written. Each step stores
 /// exactly its output. With `FAR`, each step prefetches the input
 /// [`FAR_AHEAD`] bytes on.
 ///
 /// # Safety
 ///
 /// * The CPU supports AVX2.
-/// * `src` is valid for reads of `2 * lim` bytes, `dst` for writes of
-///   `cap`; `i + 32 <= lim` and `o + 32 <= cap`.
+/// * `src` is valid for reads of `2 * len` bytes, `dst` for writes of
+///   `cap`; `i + 32 <= len` and `o + 32 <= cap`.
 #[target_feature(enable = "avx2")]
 #[inline]
 #[allow(clippy::too_many_arguments)]
 unsafe fn ascii_run<const BE: bool, const FAR: bool>(
     src: *const u8,
-    lim: usize,
+    len: usize,
     dst: *mut u8,
     cap: usize,
     mut i: usize,
@@ -753,12 +792,11 @@ unsafe fn ascii_run<const BE: bool, const FAR: bool>(
     v: __m256i,
 ) -> (usize, usize) {
     let not_ascii = _mm256_set1_epi16(0xFF80u16 as i16);
-    let bytes = _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_packus_epi16(u, v));
     // SAFETY: `o + 32 <= cap`.
-    unsafe { _mm256_storeu_si256(dst.add(o).cast(), bytes) };
+    unsafe { _mm256_storeu_si256(dst.add(o).cast(), pack_ascii32(u, v)) };
     i += 32;
     o += 32;
-    while lim - i >= 64 && cap - o >= 64 {
+    while len - i >= 64 && cap - o >= 64 {
         // SAFETY: units `i..i + 64` are readable.
         let (a, b, c, d) = unsafe {
             let q = src.add(2 * i);
@@ -777,12 +815,10 @@ unsafe fn ascii_run<const BE: bool, const FAR: bool>(
         if _mm256_testz_si256(all, not_ascii) == 0 {
             break;
         }
-        let ab = _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_packus_epi16(a, b));
-        let cd = _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_packus_epi16(c, d));
         // SAFETY: `o + 64 <= cap`.
         unsafe {
-            _mm256_storeu_si256(dst.add(o).cast(), ab);
-            _mm256_storeu_si256(dst.add(o + 32).cast(), cd);
+            _mm256_storeu_si256(dst.add(o).cast(), pack_ascii32(a, b));
+            _mm256_storeu_si256(dst.add(o + 32).cast(), pack_ascii32(c, d));
         }
         i += 64;
         o += 64;
@@ -872,46 +908,29 @@ unsafe fn sparse_steps<const BE: bool, const FAR: bool>(
     mut o: usize,
 ) -> (usize, usize) {
     let not_ascii = _mm256_set1_epi16(0xFF80u16 as i16);
-    let not_small = _mm256_set1_epi16(0xF800u16 as i16);
-    let surrogate = _mm256_set1_epi16(0xD800u16 as i16);
     while i + 48 <= lim && cap - o >= 2 * ROOM {
         // SAFETY: units `i..i + 32` are readable.
-        let (mut u, mut v) = unsafe {
-            (
-                load16::<BE>(src.add(2 * i)),
-                load16::<BE>(src.add(2 * i + 32)),
-            )
-        };
+        let (mut u, mut v) = unsafe { load32::<BE>(src, i) };
         if FAR {
             _mm_prefetch::<_MM_HINT_T0>(src.wrapping_add(2 * i + FAR_AHEAD).cast());
         }
         if _mm256_testz_si256(_mm256_or_si256(u, v), not_ascii) != 0 {
-            let bytes = _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_packus_epi16(u, v));
             // SAFETY: `o + 32 <= cap`.
-            unsafe { _mm256_storeu_si256(dst.add(o).cast(), bytes) };
+            unsafe { _mm256_storeu_si256(dst.add(o).cast(), pack_ascii32(u, v)) };
             i += 32;
             o += 32;
             if i + 48 > lim || cap - o < 2 * ROOM {
                 break;
             }
             // SAFETY: as above.
-            (u, v) = unsafe {
-                (
-                    load16::<BE>(src.add(2 * i)),
-                    load16::<BE>(src.add(2 * i + 32)),
-                )
-            };
+            (u, v) = unsafe { load32::<BE>(src, i) };
             if _mm256_testz_si256(_mm256_or_si256(u, v), not_ascii) != 0 {
                 // SAFETY: as above.
                 (i, o) = unsafe { ascii_run::<BE, FAR>(src, len, dst, cap, i, o, u, v) };
                 continue;
             }
         }
-        let surrogates = _mm256_or_si256(
-            _mm256_cmpeq_epi16(_mm256_and_si256(u, not_small), surrogate),
-            _mm256_cmpeq_epi16(_mm256_and_si256(v, not_small), surrogate),
-        );
-        if _mm256_testz_si256(surrogates, surrogates) == 0 {
+        if any_surrogate(u, v) {
             break;
         }
         // SAFETY: `o + 2 * ROOM <= cap`: `ROOM` bytes for each half.
@@ -948,19 +967,13 @@ unsafe fn dense_steps<const BE: bool>(
 ) -> Result<(usize, usize), Stop> {
     let not_ascii = _mm256_set1_epi16(0xFF80u16 as i16);
     let not_small = _mm256_set1_epi16(0xF800u16 as i16);
-    let surrogate = _mm256_set1_epi16(0xD800u16 as i16);
     // Steps of 32 units whose stores may leave don't-care bytes after
     // their output: 16 more units follow, whose output (16 bytes or more)
     // overwrites them. Invariants: `i <= len`, `o <= cap`, `i` not inside a
     // pair.
     while i + 48 <= lim && cap - o >= 2 * ROOM {
         // SAFETY: units `i..i + 32` are readable.
-        let (u, v) = unsafe {
-            (
-                load16::<BE>(src.add(2 * i)),
-                load16::<BE>(src.add(2 * i + 32)),
-            )
-        };
+        let (u, v) = unsafe { load32::<BE>(src, i) };
         // SAFETY: `o + 2 * ROOM <= cap`.
         let out = unsafe { dst.add(o) };
         let both = _mm256_or_si256(u, v);
@@ -979,11 +992,7 @@ unsafe fn dense_steps<const BE: bool>(
             i += 32;
             continue;
         }
-        let surrogates = _mm256_or_si256(
-            _mm256_cmpeq_epi16(_mm256_and_si256(u, not_small), surrogate),
-            _mm256_cmpeq_epi16(_mm256_and_si256(v, not_small), surrogate),
-        );
-        if _mm256_testz_si256(surrogates, surrogates) != 0 {
+        if !any_surrogate(u, v) {
             let (au, su) = classes(u);
             let (av, sv) = classes(v);
             let twos = _mm256_or_si256(_mm256_xor_si256(au, su), _mm256_xor_si256(av, sv));
