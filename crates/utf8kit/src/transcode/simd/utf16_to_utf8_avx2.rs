@@ -59,9 +59,30 @@
 //! 1.1 bytes a unit ([`SPARSE_BELOW`]), else the dense loop. Latin-script
 //! text whose accented letters come every 10 characters or more often makes
 //! more, and the dense loop, whose 2-byte path converts both halves of a
-//! step at once, is faster on it. Past [`FAR_FROM`] units, where the input
-//! comes from memory, the sparse loop and its ASCII runs prefetch the input
-//! [`FAR_AHEAD`] bytes ahead.
+//! step at once, is faster on it.
+//!
+//! From [`LONG_FROM`] units on, sparse chunks take another loop
+//! ([`long_sparse_steps`]), built to mispredict less. The sparse loop
+//! branches on what each half of a step holds; those branches are random
+//! in such text, and a benchmark that converts the same short text again
+//! and again hides that, because the branch predictor learns the whole
+//! pattern (on this Zen 3, texts of up to some 16 Ki steps). A text seen
+//! for the first time, or a long one, pays for every mispredicted
+//! branch: there the sparse loop made 0.76–0.84 of simdutf at one
+//! character in 80 to 400 (4 MiB of text, converted again and again but
+//! too long to learn). The
+//! long inputs' loop converts every step that is not all ASCII as a whole
+//! (the 2-byte path only in chunks after one where 4 in 5 such steps were
+//! 2-byte text, [`StepCounts`], since in mixed text that choice too is a
+//! coin toss), skips the ASCII half of the 64 units that end an ASCII run
+//! without a branch, and prefetches its input [`FAR_AHEAD`] bytes ahead.
+//! It runs 1.07–1.48× the sparse loop on long texts with characters outside
+//! ASCII (0.98–1.01 on ASCII alone), and 0.7–0.9× it on a
+//! short text learnt by heart. Short inputs keep the sparse loop: a short
+//! text converted only once would do better with the other, but nothing
+//! tells the two cases apart, and texts converted again and again (as in
+//! any benchmark) are the ones the sparse loop suits (see "Text the
+//! predictor has not learnt" in BENCHMARKS.md).
 //!
 //! The packed stores leave don't-care bytes after a step's output (at most
 //! 14), which the output that follows overwrites: such steps run while 16
@@ -139,6 +160,24 @@
 //!   - the loop chosen by counting runs of ASCII in the dense loop: one
 //!     counter made that loop run 11 % more instructions (Russian), so the
 //!     bytes a unit choose it.
+//! * For long inputs, measured on 4 MiB and 64 MiB of such text (too long
+//!   for the predictor to learn), against the sparse loop:
+//!   - each half that is not ASCII found by a `tzcnt` of the units' ASCII
+//!     mask and converted from its first unit, no branch on where it is:
+//!     1.08–1.37 on long text, but 0.4–0.8 on 64 KiB learnt by heart: the
+//!     next loads wait on the count, a chain through every step;
+//!   - the halves' own paths after that branch-free skip: 0.95–1.03;
+//!   - the two halves swapped by a blend so that the one that is not
+//!     ASCII is converted first, with no branch on which it is: 0.93;
+//!   - a path for steps of ASCII and 3-byte text only ([`one_or_three`]):
+//!     0.92 at one character in 80 and 0.7 at one in 20 (one more coin
+//!     toss a step);
+//!   - the 2-byte path for every 2-byte step, not chosen by chunk: 0.96
+//!     of simdutf on the mixed text at 64 MiB where no 2-byte path made
+//!     1.085; on text whose only characters are 2-byte ones, the other
+//!     way round (1.04 against 0.935);
+//!   - prefetching: at 4 MiB 1 or 4 KiB ahead gave 2–16 % over none; at
+//!     64 MiB 2, 8 and 16 KiB ahead were within 2 % of each other.
 //! * At 64 MiB, without prefetching, both loops made 0.85–0.87 of simdutf
 //!   at one character in 80. Prefetching in the sparse steps alone made
 //!   the sparse loop 0.84 of the dense one at one in 400; in its ASCII runs
@@ -675,6 +714,31 @@ pub(crate) unsafe fn utf16_to_utf8<const BE: bool>(
     dst: *mut u8,
     cap: usize,
 ) -> Stop {
+    // Fuzzing runs the loop for long inputs on short ones too: on those of
+    // an odd number of units.
+    let long_from = if cfg!(fuzzing) && len % 2 == 1 {
+        0
+    } else {
+        LONG_FROM
+    };
+    // SAFETY: the caller's promises.
+    unsafe { convert::<BE>(src, len, dst, cap, long_from) }
+}
+
+/// [`utf16_to_utf8`], whose sparse chunks take [`long_sparse_steps`] if
+/// `len >= long_from` (tests pass 0 to run it on short inputs).
+///
+/// # Safety
+///
+/// As [`utf16_to_utf8`].
+#[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
+unsafe fn convert<const BE: bool>(
+    src: *const u8,
+    len: usize,
+    dst: *mut u8,
+    cap: usize,
+    long_from: usize,
+) -> Stop {
     let not_ascii = _mm256_set1_epi16(0xFF80u16 as i16);
     if (16..=32).contains(&len) && cap >= len {
         // One or two blocks (the last one overlapping the first): when
@@ -701,20 +765,31 @@ pub(crate) unsafe fn utf16_to_utf8<const BE: bool>(
     // would make more than 1.1, and a short input is all one chunk.)
     // SAFETY: units `0..32` are readable when `len >= 48`.
     let mut sparse = len >= 48 && unsafe { mostly_ascii::<BE>(src) };
+    // Whether the long inputs' sparse loop takes the 2-byte path (see
+    // `StepCounts`); the first chunk does not.
+    let mut two = false;
     while len - i >= 48 && cap - o >= 2 * ROOM {
         let lim = i + (len - i).min(CHUNK);
         let (i0, o0) = (i, o);
+        let mut counts = StepCounts::default();
         loop {
             if sparse {
                 // SAFETY: the caller's promises; `i + 48 <= lim <= len`,
                 // `o + 2 * ROOM <= cap`, `i` not inside a pair.
-                (i, o) = unsafe {
-                    if len >= FAR_FROM {
-                        sparse_steps::<BE, true>(src, len, lim, dst, cap, i, o)
+                unsafe {
+                    if len < long_from {
+                        (i, o) = sparse_steps::<BE>(src, len, lim, dst, cap, i, o);
                     } else {
-                        sparse_steps::<BE, false>(src, len, lim, dst, cap, i, o)
+                        let (read, written, more) = if two {
+                            long_sparse_steps::<BE, true>(src, lim, dst, cap, i, o)
+                        } else {
+                            long_sparse_steps::<BE, false>(src, lim, dst, cap, i, o)
+                        };
+                        (i, o) = (read, written);
+                        counts.converted += more.converted;
+                        counts.two_byte += more.two_byte;
                     }
-                };
+                }
             }
             if i + 48 > lim || cap - o < 2 * ROOM {
                 break;
@@ -729,6 +804,9 @@ pub(crate) unsafe fn utf16_to_utf8<const BE: bool>(
             }
         }
         sparse = SPARSE_BELOW.1 * (o - o0) < SPARSE_BELOW.0 * (i - i0);
+        if counts.converted > 0 {
+            two = counts.mostly_two_byte();
+        }
     }
     let not_small = _mm256_set1_epi16(0xF800u16 as i16);
     // The same 16 units a step.
@@ -770,8 +848,7 @@ pub(crate) unsafe fn utf16_to_utf8<const BE: bool>(
 /// Stores the 32 ASCII units `u` and `v` (units `i..i + 32`) at `o`, then
 /// converts the ASCII units after them 64 a step, while 64 are left;
 /// returns the units read and bytes written. Each step stores
-/// exactly its output. With `FAR`, each step prefetches the input
-/// [`FAR_AHEAD`] bytes on.
+/// exactly its output.
 ///
 /// # Safety
 ///
@@ -781,7 +858,7 @@ pub(crate) unsafe fn utf16_to_utf8<const BE: bool>(
 #[target_feature(enable = "avx2")]
 #[inline]
 #[allow(clippy::too_many_arguments)]
-unsafe fn ascii_run<const BE: bool, const FAR: bool>(
+unsafe fn ascii_run<const BE: bool>(
     src: *const u8,
     len: usize,
     dst: *mut u8,
@@ -807,10 +884,6 @@ unsafe fn ascii_run<const BE: bool, const FAR: bool>(
                 load16::<BE>(q.add(96)),
             )
         };
-        if FAR {
-            _mm_prefetch::<_MM_HINT_T0>(src.wrapping_add(2 * i + FAR_AHEAD).cast());
-            _mm_prefetch::<_MM_HINT_T0>(src.wrapping_add(2 * i + FAR_AHEAD + 64).cast());
-        }
         let all = _mm256_or_si256(_mm256_or_si256(a, b), _mm256_or_si256(c, d));
         if _mm256_testz_si256(all, not_ascii) == 0 {
             break;
@@ -836,12 +909,12 @@ const CHUNK: usize = 16 * 1024;
 /// `SPARSE_BELOW.0 / SPARSE_BELOW.1` bytes a unit.
 const SPARSE_BELOW: (usize, usize) = (11, 10);
 
-/// From this many units on, the sparse loop prefetches (see the module
-/// doc).
-const FAR_FROM: usize = 4 * 1024 * 1024;
+/// From this many units on, sparse chunks take [`long_sparse_steps`]
+/// instead of [`sparse_steps`] (see the module doc).
+const LONG_FROM: usize = 1024 * 1024;
 
-/// How far ahead of its loads the sparse loop prefetches, in bytes.
-const FAR_AHEAD: usize = 8192;
+/// How far ahead of its loads [`long_sparse_steps`] prefetches, in bytes.
+const FAR_AHEAD: usize = 2048;
 
 /// Whether 24 or more of the 32 units at `src` are ASCII.
 ///
@@ -889,8 +962,7 @@ unsafe fn half_step(u: __m256i, out: *mut u8) -> usize {
 /// the module doc), from unit `i` and byte `o` while 48 units are left
 /// before `lim`, up to a step with a surrogate: 32 units a step, all-ASCII
 /// steps as in [`ascii_run`], the others by halves ([`half_step`]).
-/// Returns the units read and the bytes written. With `FAR`, each step
-/// prefetches the input [`FAR_AHEAD`] bytes on.
+/// Returns the units read and the bytes written.
 ///
 /// # Safety
 ///
@@ -898,7 +970,7 @@ unsafe fn half_step(u: __m256i, out: *mut u8) -> usize {
 /// pair.
 #[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
 #[inline(never)]
-unsafe fn sparse_steps<const BE: bool, const FAR: bool>(
+unsafe fn sparse_steps<const BE: bool>(
     src: *const u8,
     len: usize,
     lim: usize,
@@ -911,9 +983,6 @@ unsafe fn sparse_steps<const BE: bool, const FAR: bool>(
     while i + 48 <= lim && cap - o >= 2 * ROOM {
         // SAFETY: units `i..i + 32` are readable.
         let (mut u, mut v) = unsafe { load32::<BE>(src, i) };
-        if FAR {
-            _mm_prefetch::<_MM_HINT_T0>(src.wrapping_add(2 * i + FAR_AHEAD).cast());
-        }
         if _mm256_testz_si256(_mm256_or_si256(u, v), not_ascii) != 0 {
             // SAFETY: `o + 32 <= cap`.
             unsafe { _mm256_storeu_si256(dst.add(o).cast(), pack_ascii32(u, v)) };
@@ -926,7 +995,7 @@ unsafe fn sparse_steps<const BE: bool, const FAR: bool>(
             (u, v) = unsafe { load32::<BE>(src, i) };
             if _mm256_testz_si256(_mm256_or_si256(u, v), not_ascii) != 0 {
                 // SAFETY: as above.
-                (i, o) = unsafe { ascii_run::<BE, FAR>(src, len, dst, cap, i, o, u, v) };
+                (i, o) = unsafe { ascii_run::<BE>(src, len, dst, cap, i, o, u, v) };
                 continue;
             }
         }
@@ -942,6 +1011,128 @@ unsafe fn sparse_steps<const BE: bool, const FAR: bool>(
         i += 32;
     }
     (i, o)
+}
+
+/// The sparse loop for long inputs (from [`LONG_FROM`] units; see the
+/// module doc), from unit `i` and byte `o` while 48 units are left before
+/// `lim`, up to a step with a surrogate: 32 units a step, each step that is
+/// not all ASCII converted as a whole, by [`two_byte`] if `TWO` and no unit
+/// is from `800` on, else by [`spread16`] and [`store16`]; all-ASCII steps
+/// 64 units at a time, the first 32 units of the 64 that end such a run
+/// skipped without a branch if they are ASCII. Each step prefetches the
+/// input [`FAR_AHEAD`] bytes on. Returns the units read, the bytes
+/// written, and the counts of the steps it converted that were not all
+/// ASCII.
+///
+/// # Safety
+///
+/// As [`utf16_to_utf8`]; `i <= lim <= len`, `o <= cap`, `i` not inside a
+/// pair.
+#[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
+#[inline(never)]
+unsafe fn long_sparse_steps<const BE: bool, const TWO: bool>(
+    src: *const u8,
+    lim: usize,
+    dst: *mut u8,
+    cap: usize,
+    mut i: usize,
+    mut o: usize,
+) -> (usize, usize, StepCounts) {
+    let not_ascii = _mm256_set1_epi16(0xFF80u16 as i16);
+    let not_small = _mm256_set1_epi16(0xF800u16 as i16);
+    let mut counts = StepCounts::default();
+    'steps: while i + 48 <= lim && cap - o >= 2 * ROOM {
+        // SAFETY: units `i..i + 32` are readable.
+        let (mut u, mut v) = unsafe { load32::<BE>(src, i) };
+        _mm_prefetch::<_MM_HINT_T0>(src.wrapping_add(2 * i + FAR_AHEAD).cast());
+        if _mm256_testz_si256(_mm256_or_si256(u, v), not_ascii) != 0 {
+            // SAFETY: `o + 32 <= cap`.
+            unsafe { _mm256_storeu_si256(dst.add(o).cast(), pack_ascii32(u, v)) };
+            i += 32;
+            o += 32;
+            loop {
+                // Room to skip 32 ASCII units and then convert a step.
+                if i + 80 > lim || cap - o < 2 * ROOM + 32 {
+                    continue 'steps;
+                }
+                // SAFETY: units `i..i + 64` are readable (`i + 80 <= lim`).
+                let (a, b, c, d) = unsafe {
+                    let q = src.add(2 * i);
+                    (
+                        load16::<BE>(q),
+                        load16::<BE>(q.add(32)),
+                        load16::<BE>(q.add(64)),
+                        load16::<BE>(q.add(96)),
+                    )
+                };
+                _mm_prefetch::<_MM_HINT_T0>(src.wrapping_add(2 * i + FAR_AHEAD).cast());
+                _mm_prefetch::<_MM_HINT_T0>(src.wrapping_add(2 * i + FAR_AHEAD + 64).cast());
+                let first = _mm256_or_si256(a, b);
+                let all = _mm256_or_si256(first, _mm256_or_si256(c, d));
+                if _mm256_testz_si256(all, not_ascii) == 0 {
+                    // The first 32 bytes are stored either way: if those
+                    // units are not ASCII, the step's output (more than 32
+                    // bytes) overwrites them.
+                    let skip = 32 * _mm256_testz_si256(first, not_ascii) as usize;
+                    // SAFETY: `o + 32 <= cap`.
+                    unsafe { _mm256_storeu_si256(dst.add(o).cast(), pack_ascii32(a, b)) };
+                    i += skip;
+                    o += skip;
+                    // SAFETY: units `i..i + 32` are readable.
+                    (u, v) = unsafe { load32::<BE>(src, i) };
+                    break;
+                }
+                // SAFETY: `o + 64 <= cap`.
+                unsafe {
+                    _mm256_storeu_si256(dst.add(o).cast(), pack_ascii32(a, b));
+                    _mm256_storeu_si256(dst.add(o + 32).cast(), pack_ascii32(c, d));
+                }
+                i += 64;
+                o += 64;
+            }
+        }
+        if any_surrogate(u, v) {
+            break;
+        }
+        let small = _mm256_testz_si256(_mm256_or_si256(u, v), not_small) != 0;
+        counts.converted += 1;
+        counts.two_byte += small as usize;
+        // SAFETY: `o + 2 * ROOM <= cap`: `ROOM` bytes for each half.
+        unsafe {
+            let out = dst.add(o);
+            if TWO && small {
+                let n = two_byte(u, out);
+                o += n + two_byte(v, out.add(n));
+            } else {
+                let (au, su) = classes(u);
+                let (av, sv) = classes(v);
+                let (w0, w1, mask) = spread16(u, au, su);
+                let (x0, x1, mask2) = spread16(v, av, sv);
+                let n = store16(w0, w1, mask, out);
+                o += n + store16(x0, x1, mask2, out.add(n));
+            }
+        }
+        i += 32;
+    }
+    (i, o, counts)
+}
+
+/// Of the steps [`long_sparse_steps`] converted (those not all ASCII): how
+/// many, and how many of them had no unit from `800` on.
+#[derive(Clone, Copy, Default)]
+struct StepCounts {
+    converted: usize,
+    two_byte: usize,
+}
+
+impl StepCounts {
+    /// Whether [`long_sparse_steps`] should take [`two_byte`] for 2-byte
+    /// steps: when 4 in 5 or more of the steps it converted were such, the
+    /// branch that picks it is seldom mispredicted and the 2-byte path
+    /// saves more than the branch costs.
+    fn mostly_two_byte(self) -> bool {
+        5 * self.two_byte >= 4 * self.converted
+    }
 }
 
 /// The main loop of [`utf16_to_utf8`] for text that is not mostly ASCII,
@@ -979,7 +1170,7 @@ unsafe fn dense_steps<const BE: bool>(
         let both = _mm256_or_si256(u, v);
         if _mm256_testz_si256(both, not_ascii) != 0 {
             // SAFETY: as above; `i + 48 <= lim`.
-            (i, o) = unsafe { ascii_run::<BE, false>(src, len, dst, cap, i, o, u, v) };
+            (i, o) = unsafe { ascii_run::<BE>(src, len, dst, cap, i, o, u, v) };
             continue;
         }
         if _mm256_testz_si256(both, not_small) != 0 {
@@ -1453,23 +1644,26 @@ mod tests {
 
     const GUARD: u8 = 0xA5;
 
-    /// The kernel alone on `units` (both byte orders) into `cap` bytes
-    /// followed by guards: what it wrote is std's UTF-8 of what it read, it
-    /// stops before (or inside the block of) the first unpaired surrogate
-    /// only, and it writes nothing past what it reports.
+    /// The kernel alone on `units` (both byte orders; the sparse loop of
+    /// short inputs and that of long ones) into `cap` bytes followed by
+    /// guards: what it wrote is std's UTF-8 of what it read, it stops
+    /// before (or inside the block of) the first unpaired surrogate only,
+    /// and it writes nothing past what it reports.
     fn check_kernel(units: &[u16], cap: usize) -> usize {
         let le: Vec<u8> = units.iter().flat_map(|u| u.to_le_bytes()).collect();
         let be: Vec<u8> = units.iter().flat_map(|u| u.to_be_bytes()).collect();
-        let mut read = [0; 2];
-        for (k, bytes) in [le, be].iter().enumerate() {
+        let mut read = [0; 4];
+        for (k, bytes) in [&le, &be, &le, &be].into_iter().enumerate() {
             let mut out = std::vec![GUARD; cap + 80];
+            let long_from = if k < 2 { LONG_FROM } else { 0 };
+            let (src, len, dst) = (bytes.as_ptr(), units.len(), out.as_mut_ptr());
             // SAFETY: the CPU has the features (checked by the callers);
             // `bytes` is `2 * units.len()` bytes, `out` `cap` and more.
             let stop = unsafe {
-                if k == 1 {
-                    utf16_to_utf8::<true>(bytes.as_ptr(), units.len(), out.as_mut_ptr(), cap)
+                if k % 2 == 1 {
+                    convert::<true>(src, len, dst, cap, long_from)
                 } else {
-                    utf16_to_utf8::<false>(bytes.as_ptr(), units.len(), out.as_mut_ptr(), cap)
+                    convert::<false>(src, len, dst, cap, long_from)
                 }
             };
             let p = stop.progress;
@@ -1506,7 +1700,7 @@ mod tests {
             }
             read[k] = p.read;
         }
-        assert_eq!(read[0], read[1]);
+        assert!(read.iter().all(|&r| r == read[0]), "{read:?}");
         read[0]
     }
 
@@ -1626,8 +1820,9 @@ mod tests {
     /// A deterministic mix of the kinds of text that choose the two main
     /// loops: English with a typographic character every `every` characters
     /// (and now and then an emoji, which the sparse loop leaves to the dense
-    /// one), pure ASCII, Russian, Chinese with spaces, and French-like text
-    /// with an accented letter in 6; each `len` characters long, in turns.
+    /// one), pure ASCII, Russian, Chinese with spaces, French-like text
+    /// with an accented letter in 6, and ASCII with an accented letter every
+    /// `every` (2-byte steps only); each `len` characters long, in turns.
     fn switching_text(len: usize, every: usize, turns: usize) -> String {
         let mut x = 0x2545_F491_4F6C_DD1Du64;
         let mut next = move || {
@@ -1642,8 +1837,10 @@ mod tests {
                 let r = next();
                 let pick = |set: &[char]| set[(r >> 40) as usize % set.len()];
                 let ascii = char::from(b'a' + (r % 26) as u8);
-                let c = match turn % 5 {
+                let c = match turn % 6 {
                     0 if r % every as u64 == 0 => pick(&['’', '“', '”', '—', '…', 'é', 'ü']),
+                    5 if r % every as u64 == 0 => pick(&['é', 'è', 'à', 'ç', 'ô']),
+                    5 => ascii,
                     0 if r % 997 == 0 => '😀',
                     0 | 1 => ascii,
                     2 if k % 7 == 0 => ' ',
@@ -1711,16 +1908,30 @@ mod tests {
         }
     }
 
-    /// Inputs long enough that the sparse loop prefetches ([`FAR_FROM`]).
+    /// Inputs long enough for the sparse loop of long inputs
+    /// ([`LONG_FROM`]), through the kernel as dispatched.
     #[test]
-    fn sparse_text_past_the_prefetch_size() {
+    fn sparse_text_past_the_long_size() {
         if !super::super::avx2_transcode() {
             return;
         }
-        let text = switching_text(FAR_FROM / 2 + 1000, 80, 2);
+        let text = switching_text(LONG_FROM / 5 + 1000, 80, 6);
         let units: Vec<u16> = text.encode_utf16().collect();
-        assert!(units.len() >= FAR_FROM);
-        assert_eq!(check_kernel(&units, text.len()), units.len());
+        assert!(units.len() >= LONG_FROM);
+        let mut out = vec![GUARD; text.len() + 1];
+        // SAFETY: the CPU has the features; `units` is `2 * len` readable
+        // bytes, `out` `text.len()` writable.
+        let stop = unsafe {
+            utf16_to_utf8::<false>(
+                units.as_ptr().cast(),
+                units.len(),
+                out.as_mut_ptr(),
+                text.len(),
+            )
+        };
+        assert_eq!(stop.progress.read, units.len());
+        assert_eq!(&out[..stop.progress.written], text.as_bytes());
+        assert_eq!(out[text.len()], GUARD);
     }
 
     /// The index of the first unpaired surrogate of `units`, checking that
