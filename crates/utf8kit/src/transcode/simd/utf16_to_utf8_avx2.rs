@@ -285,6 +285,36 @@ unsafe fn load32<const BE: bool>(src: *const u8, i: usize) -> (__m256i, __m256i)
     }
 }
 
+/// Loads the 64 units at unit `i` of `src` (a step of the ASCII runs).
+///
+/// # Safety
+///
+/// Units `i..i + 64` at `src` are readable.
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn load64<const BE: bool>(src: *const u8, i: usize) -> (__m256i, __m256i, __m256i, __m256i) {
+    // SAFETY: the caller's promise.
+    unsafe {
+        let ((a, b), (c, d)) = (load32::<BE>(src, i), load32::<BE>(src, i + 32));
+        (a, b, c, d)
+    }
+}
+
+/// Stores the 64 ASCII units `a`, `b`, `c`, `d` as 64 bytes at `out`.
+///
+/// # Safety
+///
+/// 64 bytes at `out` are writable.
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn store_ascii64(out: *mut u8, a: __m256i, b: __m256i, c: __m256i, d: __m256i) {
+    // SAFETY: the caller's promise.
+    unsafe {
+        _mm256_storeu_si256(out.cast(), pack_ascii32(a, b));
+        _mm256_storeu_si256(out.add(32).cast(), pack_ascii32(c, d));
+    }
+}
+
 /// The 32 ASCII units `u` then `v` as 32 bytes in order.
 #[target_feature(enable = "avx2")]
 #[inline]
@@ -875,24 +905,13 @@ unsafe fn ascii_run<const BE: bool>(
     o += 32;
     while len - i >= 64 && cap - o >= 64 {
         // SAFETY: units `i..i + 64` are readable.
-        let (a, b, c, d) = unsafe {
-            let q = src.add(2 * i);
-            (
-                load16::<BE>(q),
-                load16::<BE>(q.add(32)),
-                load16::<BE>(q.add(64)),
-                load16::<BE>(q.add(96)),
-            )
-        };
+        let (a, b, c, d) = unsafe { load64::<BE>(src, i) };
         let all = _mm256_or_si256(_mm256_or_si256(a, b), _mm256_or_si256(c, d));
         if _mm256_testz_si256(all, not_ascii) == 0 {
             break;
         }
         // SAFETY: `o + 64 <= cap`.
-        unsafe {
-            _mm256_storeu_si256(dst.add(o).cast(), pack_ascii32(a, b));
-            _mm256_storeu_si256(dst.add(o + 32).cast(), pack_ascii32(c, d));
-        }
+        unsafe { store_ascii64(dst.add(o), a, b, c, d) };
         i += 64;
         o += 64;
     }
@@ -1056,15 +1075,7 @@ unsafe fn long_sparse_steps<const BE: bool, const TWO: bool>(
                     continue 'steps;
                 }
                 // SAFETY: units `i..i + 64` are readable (`i + 80 <= lim`).
-                let (a, b, c, d) = unsafe {
-                    let q = src.add(2 * i);
-                    (
-                        load16::<BE>(q),
-                        load16::<BE>(q.add(32)),
-                        load16::<BE>(q.add(64)),
-                        load16::<BE>(q.add(96)),
-                    )
-                };
+                let (a, b, c, d) = unsafe { load64::<BE>(src, i) };
                 _mm_prefetch::<_MM_HINT_T0>(src.wrapping_add(2 * i + FAR_AHEAD).cast());
                 _mm_prefetch::<_MM_HINT_T0>(src.wrapping_add(2 * i + FAR_AHEAD + 64).cast());
                 let first = _mm256_or_si256(a, b);
@@ -1083,10 +1094,7 @@ unsafe fn long_sparse_steps<const BE: bool, const TWO: bool>(
                     break;
                 }
                 // SAFETY: `o + 64 <= cap`.
-                unsafe {
-                    _mm256_storeu_si256(dst.add(o).cast(), pack_ascii32(a, b));
-                    _mm256_storeu_si256(dst.add(o + 32).cast(), pack_ascii32(c, d));
-                }
+                unsafe { store_ascii64(dst.add(o), a, b, c, d) };
                 i += 64;
                 o += 64;
             }
