@@ -34,31 +34,68 @@ pub fn call_once(run: &mut Run, data: &Data) -> usize {
     }
 }
 
-/// Time of `iters` back-to-back calls.
-fn time(run: &mut Run, data: &Data, iters: u64) -> Duration {
-    match (run, data) {
-        (Run::Utf8(f), Data::Utf8(d))
-        | (Run::Latin1(f), Data::Latin1(d))
-        | (Run::Utf16Be(f), Data::Utf16Be(d)) => time_loop(f.as_mut(), &d[..], iters),
-        (Run::Utf16(f), Data::Utf16(d)) => time_loop(f.as_mut(), &d[..], iters),
-        (Run::Utf32(f), Data::Utf32(d)) => time_loop(f.as_mut(), &d[..], iters),
+/// Time of `iters` back-to-back calls, on the texts of `data` in turn (usually one).
+fn time(run: &mut Run, data: &[Data], iters: u64) -> Duration {
+    /// The texts of `data` as slices of one unit type (`None` if one is of another).
+    fn views<'a, T: 'a>(data: &'a [Data], view: impl Fn(&'a Data) -> Option<&'a [T]>) -> Vec<&'a [T]> {
+        data.iter()
+            .map(|d| view(d).expect("every text of a row has the row's encoding"))
+            .collect()
+    }
+    match (run, &data[0]) {
+        (Run::Utf8(f), Data::Utf8(_))
+        | (Run::Latin1(f), Data::Latin1(_))
+        | (Run::Utf16Be(f), Data::Utf16Be(_)) => {
+            let texts = views(data, |d| match d {
+                Data::Utf8(b) | Data::Latin1(b) | Data::Utf16Be(b) => Some(&b[..]),
+                _ => None,
+            });
+            time_loop(f.as_mut(), &texts, iters)
+        }
+        (Run::Utf16(f), Data::Utf16(_)) => {
+            let texts = views(data, |d| match d {
+                Data::Utf16(u) => Some(&u[..]),
+                _ => None,
+            });
+            time_loop(f.as_mut(), &texts, iters)
+        }
+        (Run::Utf32(f), Data::Utf32(_)) => {
+            let texts = views(data, |d| match d {
+                Data::Utf32(u) => Some(&u[..]),
+                _ => None,
+            });
+            time_loop(f.as_mut(), &texts, iters)
+        }
         _ => unreachable!("Operation::assert_consistent rejects contenders of the wrong encoding"),
     }
 }
 
 /// The timed loop, one instance per element type. `black_box` on the input keeps the call
-/// from being hoisted out of the loop; on the result, from being discarded.
-fn time_loop<T>(f: &mut dyn FnMut(&[T]) -> usize, data: &[T], iters: u64) -> Duration {
+/// from being hoisted out of the loop; on the result, from being discarded. With several
+/// texts, each call takes the next (a fresh family).
+fn time_loop<T>(f: &mut dyn FnMut(&[T]) -> usize, texts: &[&[T]], iters: u64) -> Duration {
+    if let [text] = texts {
+        let start = Instant::now();
+        for _ in 0..iters {
+            black_box(f(black_box(text)));
+        }
+        return start.elapsed();
+    }
     let start = Instant::now();
+    let mut k = 0;
     for _ in 0..iters {
-        black_box(f(black_box(data)));
+        black_box(f(black_box(texts[k])));
+        k += 1;
+        if k == texts.len() {
+            k = 0;
+        }
     }
     start.elapsed()
 }
 
 /// Smallest iteration count whose sample lasts at least `target`. The first probe (one
 /// call) also warms caches and lets buffer-owning contenders allocate.
-fn calibrate(run: &mut Run, data: &Data, target: Duration) -> u64 {
+fn calibrate(run: &mut Run, data: &[Data], target: Duration) -> u64 {
     let mut iters = 1u64;
     loop {
         let t = time(run, data, iters);
@@ -77,9 +114,11 @@ fn calibrate(run: &mut Run, data: &Data, target: Duration) -> u64 {
 }
 
 /// Throughput samples in GB/s (10⁹ bytes per second), `[contender][repetition]`, with
-/// repetitions in the same order for every contender so rounds can be paired.
-pub fn measure(runs: &mut [&mut Run], data: &Data, cfg: &Config) -> Vec<Vec<f64>> {
-    let bytes = data.byte_len() as f64;
+/// repetitions in the same order for every contender so rounds can be paired. `data` holds
+/// the row's texts, of one size, taken in turn (one but for a fresh family).
+pub fn measure(runs: &mut [&mut Run], data: &[Data], cfg: &Config) -> Vec<Vec<f64>> {
+    // The texts of a fresh family differ by a character cut at the end, at most.
+    let bytes = data.iter().map(Data::byte_len).sum::<usize>() as f64 / data.len() as f64;
     let iters: Vec<u64> = runs
         .iter_mut()
         .map(|r| calibrate(r, data, cfg.target))
@@ -158,11 +197,24 @@ mod tests {
             reps: 3,
             target: Duration::from_micros(200),
         };
-        let s = measure(&mut [&mut a, &mut b], &data, &cfg);
+        let s = measure(&mut [&mut a, &mut b], &[data], &cfg);
         assert_eq!(s.len(), 2);
         assert!(
             s.iter()
                 .all(|v| v.len() == 3 && v.iter().all(|x| x.is_finite() && *x > 0.0))
         );
+    }
+
+    #[test]
+    fn fresh_texts_are_taken_in_turn() {
+        let seen = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+        let log = seen.clone();
+        let mut run = Run::Utf8(Box::new(move |b: &[u8]| {
+            log.borrow_mut().push(b[0]);
+            1
+        }));
+        let texts: Vec<Data> = (0..3u8).map(|k| Data::Utf8(vec![k; 64].into())).collect();
+        let _ = time(&mut run, &texts, 7);
+        assert_eq!(*seen.borrow(), [0, 1, 2, 0, 1, 2, 0]);
     }
 }

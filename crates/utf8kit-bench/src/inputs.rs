@@ -44,6 +44,9 @@ pub struct Family {
     pub name: String,
     /// Where the text comes from.
     pub kind: Kind,
+    /// Whether each call gets a text of its own ([`Family::fresh_data`]): many texts of the
+    /// family's kind, taken in turn, so that no branch predictor learns the input.
+    pub fresh: bool,
     source: Source,
 }
 
@@ -296,6 +299,35 @@ impl Family {
         }
     }
 
+    /// For a fresh family: [`fresh_variants`] different texts of its kind (generated from
+    /// different seeds; the first is the one [`Family::data`] gives) in `encoding` at
+    /// `size` bytes, which the harness hands out in turn, one a call. Other families: the
+    /// one text.
+    pub fn fresh_data(&self, encoding: Encoding, size: usize) -> Vec<Data> {
+        let Source::Generated { seed, next } = self.source else {
+            return vec![self.data(encoding, size)];
+        };
+        let count = if self.fresh {
+            fresh_variants(size)
+        } else {
+            1
+        };
+        (0..count as u64)
+            .map(|k| {
+                let variant = Family {
+                    name: String::new(),
+                    kind: self.kind,
+                    fresh: false,
+                    source: Source::Generated {
+                        seed: seed ^ k.wrapping_mul(0x9E37_79B9_7F4A_7C15),
+                        next,
+                    },
+                };
+                variant.data(encoding, size)
+            })
+            .collect()
+    }
+
     /// For corpus families: whether the UTF-16 file holds the same text as the UTF-8 file.
     /// `None` for generated families (both forms come from one generator).
     pub fn corpus_forms_agree(&self) -> Option<bool> {
@@ -306,6 +338,13 @@ impl Family {
             Source::Generated { .. } => None,
         }
     }
+}
+
+/// How many texts a fresh family takes in turn at `size` bytes: enough for 8 MiB in all
+/// (far more branches than a predictor holds; this Zen 3 learns the whole pattern of a
+/// text of up to about 1 MiB converted again and again), at most 4096.
+pub fn fresh_variants(size: usize) -> usize {
+    ((8 << 20) / size.max(1)).clamp(1, 4096)
 }
 
 /// Every family: the corpus files in name order, then the generated ones.
@@ -322,6 +361,7 @@ pub fn generated_families() -> Vec<Family> {
         Family {
             name: "ASCII".into(),
             kind: Kind::Ascii,
+            fresh: false,
             source: Source::Generated {
                 seed: ASCII_SEED,
                 next: ascii_char,
@@ -330,6 +370,7 @@ pub fn generated_families() -> Vec<Family> {
         Family {
             name: "random".into(),
             kind: Kind::Random,
+            fresh: false,
             source: Source::Generated {
                 seed: RANDOM_SEED,
                 next: random_char,
@@ -338,6 +379,16 @@ pub fn generated_families() -> Vec<Family> {
         Family {
             name: "sparse".into(),
             kind: Kind::Sparse,
+            fresh: false,
+            source: Source::Generated {
+                seed: SPARSE_SEED,
+                next: sparse_char,
+            },
+        },
+        Family {
+            name: "sparse fresh".into(),
+            kind: Kind::Sparse,
+            fresh: true,
             source: Source::Generated {
                 seed: SPARSE_SEED,
                 next: sparse_char,
@@ -346,6 +397,7 @@ pub fn generated_families() -> Vec<Family> {
         Family {
             name: "Latin-1 text".into(),
             kind: Kind::Latin1,
+            fresh: false,
             source: Source::Generated {
                 seed: LATIN1_TEXT_SEED,
                 next: latin1_text_char,
@@ -354,6 +406,7 @@ pub fn generated_families() -> Vec<Family> {
         Family {
             name: "Latin-1 random".into(),
             kind: Kind::Latin1,
+            fresh: false,
             source: Source::Generated {
                 seed: LATIN1_RANDOM_SEED,
                 next: latin1_random_char,
@@ -411,6 +464,7 @@ fn load_corpus(dir: &Path) -> Result<Vec<Family>, String> {
         out.push(Family {
             name,
             kind: Kind::Lipsum,
+            fresh: false,
             source: Source::Corpus { utf8, utf16 },
         });
     }
@@ -593,6 +647,7 @@ mod tests {
         let fam = Family {
             name: "t".into(),
             kind: Kind::Lipsum,
+            fresh: false,
             source: Source::Corpus {
                 utf8: text.clone().into_bytes(),
                 utf16,

@@ -199,8 +199,10 @@ fn measure_operation(
         let Some(active) = active_contenders(op, &key, filters) else {
             continue;
         };
-        let data = fam.data(op.encoding, size.0);
-        if data.byte_len() == 0 {
+        // One text, or for a fresh family the texts taken in turn (none below 2: that row
+        // is the plain family's).
+        let data = fam.fresh_data(op.encoding, size.0);
+        if data[0].byte_len() == 0 || (fam.fresh && data.len() < 2) {
             continue;
         }
         if progress {
