@@ -37,7 +37,10 @@ pub fn call_once(run: &mut Run, data: &Data) -> usize {
 /// Time of `iters` back-to-back calls, on the texts of `data` in turn (usually one).
 fn time(run: &mut Run, data: &[Data], iters: u64) -> Duration {
     /// The texts of `data` as slices of one unit type (`None` if one is of another).
-    fn views<'a, T: 'a>(data: &'a [Data], view: impl Fn(&'a Data) -> Option<&'a [T]>) -> Vec<&'a [T]> {
+    fn views<'a, T: 'a>(
+        data: &'a [Data],
+        view: impl Fn(&'a Data) -> Option<&'a [T]>,
+    ) -> Vec<&'a [T]> {
         data.iter()
             .map(|d| view(d).expect("every text of a row has the row's encoding"))
             .collect()

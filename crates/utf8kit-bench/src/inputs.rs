@@ -307,11 +307,7 @@ impl Family {
         let Source::Generated { seed, next } = self.source else {
             return vec![self.data(encoding, size)];
         };
-        let count = if self.fresh {
-            fresh_variants(size)
-        } else {
-            1
-        };
+        let count = if self.fresh { fresh_variants(size) } else { 1 };
         (0..count as u64)
             .map(|k| {
                 let variant = Family {

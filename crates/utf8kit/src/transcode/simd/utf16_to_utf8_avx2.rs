@@ -77,12 +77,13 @@
 //! coin toss), skips the ASCII half of the 64 units that end an ASCII run
 //! without a branch, and prefetches its input [`FAR_AHEAD`] bytes ahead.
 //! It runs 1.07–1.48× the sparse loop on long texts with characters outside
-//! ASCII (0.98–1.01 on ASCII alone), and 0.7–0.9× it on a
-//! short text learnt by heart. Short inputs keep the sparse loop: a short
-//! text converted only once would do better with the other, but nothing
-//! tells the two cases apart, and texts converted again and again (as in
-//! any benchmark) are the ones the sparse loop suits (see "Text the
-//! predictor has not learnt" in BENCHMARKS.md).
+//! ASCII (0.98–1.01 on ASCII alone), and 1.04–1.26× it on short texts
+//! seen once (1 to 64 KiB, a different text every call), but 0.6–0.9× it
+//! on a short text converted again and again, which the predictor learns.
+//! Short inputs keep the sparse loop: nothing tells the two cases apart,
+//! and the benchmarks' plain rows, on which the targets were set, are of
+//! the second kind (see "Text the predictor has not learnt" and "The
+//! `sparse fresh` rows" in BENCHMARKS.md).
 //!
 //! The packed stores leave don't-care bytes after a step's output (at most
 //! 14), which the output that follows overwrites: such steps run while 16
