@@ -45,13 +45,16 @@
 //! The sparse loop ([`sparse_steps`]) is for text that is mostly ASCII with
 //! a character outside it here and there (English with typographic quotes
 //! and dashes, code, markup). There most steps that are not all ASCII have
-//! one such character, so the dense loop would convert 32 units for it; the
-//! sparse loop converts each half of the step on its own, and the half that
-//! is ASCII costs a pack and a store. After a step that was all ASCII it
-//! looks at the next 32 units before it goes to the 64-unit ASCII loop, and
-//! if they are not all ASCII converts them right away: in such text most
-//! runs of ASCII are shorter than 96 units. It leaves steps with a
-//! surrogate to the dense loop, one step at a time.
+//! one such character, so the dense loop would convert 32 units for it. The
+//! sparse loop stores every step's bytes as if it were all ASCII first. A
+//! step with one unit outside ASCII then takes [`one_outside_ascii`]: that
+//! unit's 2 or 3 bytes in one 4-byte store where it stands, and the ASCII
+//! bytes after it packed again from the input, one unit on, and stored
+//! after them. No branch depends on where the unit is or how long it is,
+//! and no later load waits on it. Steps with more such units take the 2-byte
+//! path or the general one. After a step that was all ASCII it looks at the
+//! next 32 units before it goes to the 64-unit ASCII loop. It leaves steps
+//! with a surrogate to the dense loop, one step at a time.
 //!
 //! The input is converted by chunks of [`CHUNK`] units. Text that starts
 //! with 24 or more ASCII units out of 32 starts with the sparse loop; after
@@ -62,28 +65,28 @@
 //! step at once, is faster on it.
 //!
 //! From [`LONG_FROM`] units on, sparse chunks take another loop
-//! ([`long_sparse_steps`]), built to mispredict less. The sparse loop
-//! branches on what each half of a step holds; those branches are random
-//! in such text, and a benchmark that converts the same short text again
-//! and again hides that, because the branch predictor learns the whole
-//! pattern (on this Zen 3, texts of up to some 16 Ki steps). A text seen
-//! for the first time, or a long one, pays for every mispredicted
-//! branch: there the sparse loop made 0.76–0.84 of simdutf at one
-//! character in 80 to 400 (4 MiB of text, converted again and again but
-//! too long to learn). The
+//! ([`long_sparse_steps`]), built to mispredict less. Branches whose
+//! outcome is random in such text cost nothing in a benchmark that
+//! converts the same short text again and again, because the branch
+//! predictor learns the whole pattern (on this Zen 3, texts of up to some
+//! 16 Ki steps), and cost a mispredict each in a text seen for the first
+//! time or a long one. The sparse loop before `one_outside_ascii` branched
+//! on what each half of a step holds: it made 0.76–0.84 of simdutf at one
+//! character in 80 to 400 on 4 MiB of text, and 0.80–0.84 on short texts
+//! seen once. The
 //! long inputs' loop converts every step that is not all ASCII as a whole
 //! (the 2-byte path only in chunks after one where 4 in 5 such steps were
 //! 2-byte text, [`StepCounts`], since in mixed text that choice too is a
 //! coin toss), skips the ASCII half of the 64 units that end an ASCII run
 //! without a branch, and prefetches its input [`FAR_AHEAD`] bytes ahead.
-//! It runs 1.07–1.48× the sparse loop on long texts with characters outside
-//! ASCII (0.98–1.01 on ASCII alone), and 1.04–1.26× it on short texts
-//! seen once (1 to 64 KiB, a different text every call), but 0.6–0.9× it
-//! on a short text converted again and again, which the predictor learns.
-//! Short inputs keep the sparse loop: nothing tells the two cases apart,
-//! and the benchmarks' plain rows, on which the targets were set, are of
-//! the second kind (see "Text the predictor has not learnt" and "The
-//! `sparse fresh` rows" in BENCHMARKS.md).
+//! It ran 1.07–1.48× that sparse loop on long texts with characters
+//! outside ASCII (0.98–1.01 on ASCII alone), and 1.04–1.26× it on short
+//! texts seen once, but 0.6–0.9× it on a short text converted again and
+//! again. The present sparse loop, with `one_outside_ascii`, keeps short
+//! inputs: 1.16–1.20× the one before on short texts seen once, 0.76–1.02×
+//! it on short texts learnt by heart (see "Text the predictor has not
+//! learnt", "The `sparse fresh` rows" and "One unit outside ASCII" in
+//! BENCHMARKS.md).
 //!
 //! The packed stores leave don't-care bytes after a step's output (at most
 //! 14), which the output that follows overwrites: such steps run while 16
@@ -144,13 +147,14 @@
 //!     packed ASCII, the character's bytes (by `pdep`) and the rest
 //!     shifted by a `vpshufb`, without a branch between the two: about 40
 //!     instructions a half, no faster than [`PACK123`];
-//!   - the halves' own paths (this loop), the 64-unit ASCII loop after
+//!   - the halves' own paths (the sparse loop of commit `c9bbc30`, since
+//!     replaced, see below), the 64-unit ASCII loop after
 //!     every ASCII step: 1.00–1.04 of simdutf; looking at the next 32 units
 //!     first: 1.02–1.09;
 //!   - the half that is not ASCII chosen by a blend and converted without
-//!     a branch between the halves: 0.84 of this loop;
+//!     a branch between the halves: 0.84 of that loop;
 //!   - the paths for ASCII-and-3-byte and all-3-byte halves in
-//!     [`half_step`]: it is no longer inlined, 0.8; without its 2-byte
+//!     its `half_step`: it is no longer inlined, 0.8; without its 2-byte
 //!     path, 1.02–1.07 on this text but 0.75 on Latin-script text;
 //!   - its all-ASCII steps running up to 32 units before the chunk's end
 //!     (only the others need 16 more units after them): 0.92–0.99 of this
@@ -161,6 +165,16 @@
 //!   - the loop chosen by counting runs of ASCII in the dense loop: one
 //!     counter made that loop run 11 % more instructions (Russian), so the
 //!     bytes a unit choose it.
+//! * The sparse loop before `one_outside_ascii` (commit `c9bbc30`): each
+//!   half of a step that was not all ASCII converted on its own (an ASCII
+//!   half packed, the other by [`two_byte`] or the general path). On the
+//!   plain rows of the bench 0.93–1.09 of simdutf, on the fresh ones
+//!   0.80–0.84 (two random branches per character). `one_outside_ascii`
+//!   with the suffix copied through a stack buffer instead of packed again
+//!   from the input: a failed store-to-load forwarding on every character,
+//!   0.6–0.65 of simdutf on the plain rows. With 64-unit ASCII runs right
+//!   after every ASCII step: sparse rows 0.96–0.99 plain, 1.02–1.07 fresh;
+//!   after two: 0.93–0.99 and 1.04–1.12, and ASCII rows 1.0–1.5.
 //! * For long inputs, measured on 4 MiB and 64 MiB of such text (too long
 //!   for the predictor to learn), against the sparse loop:
 //!   - each half that is not ASCII found by a `tzcnt` of the units' ASCII
@@ -951,88 +965,6 @@ unsafe fn mostly_ascii<const BE: bool>(src: *const u8) -> bool {
     _mm256_movemask_epi8(ascii).count_ones() >= 24
 }
 
-/// Writes the UTF-8 of the 16 units `u` (no surrogate among them) at `out`
-/// and returns its length: ASCII packed, 2-byte text by [`two_byte`], else
-/// by [`spread16`] and [`store16`] (see the module doc for the paths
-/// tried here).
-///
-/// # Safety
-///
-/// 64 bytes at `out` are writable.
-#[target_feature(enable = "avx2,popcnt")]
-#[inline]
-unsafe fn half_step(u: __m256i, out: *mut u8) -> usize {
-    if _mm256_testz_si256(u, _mm256_set1_epi16(0xFF80u16 as i16)) != 0 {
-        let bytes = _mm_packus_epi16(_mm256_castsi256_si128(u), _mm256_extracti128_si256::<1>(u));
-        // SAFETY: 16 of the 64 bytes.
-        unsafe { _mm_storeu_si128(out.cast(), bytes) };
-        return 16;
-    }
-    if _mm256_testz_si256(u, _mm256_set1_epi16(0xF800u16 as i16)) != 0 {
-        // SAFETY: 48 of the 64 bytes.
-        return unsafe { two_byte(u, out) };
-    }
-    let (ascii, small) = classes(u);
-    let (w0, w1, mask) = spread16(u, ascii, small);
-    // SAFETY: the caller's promise.
-    unsafe { store16(w0, w1, mask, out) }
-}
-
-/// The main loop of [`utf16_to_utf8`] for text that is mostly ASCII (see
-/// the module doc), from unit `i` and byte `o` while 48 units are left
-/// before `lim`, up to a step with a surrogate: 32 units a step, all-ASCII
-/// steps as in [`ascii_run`], the others by halves ([`half_step`]).
-/// Returns the units read and the bytes written.
-///
-/// # Safety
-///
-/// As [`utf16_to_utf8`]; `i <= lim <= len`, `o <= cap`, `i` not inside a
-/// pair.
-#[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
-#[inline(never)]
-unsafe fn sparse_steps<const BE: bool>(
-    src: *const u8,
-    len: usize,
-    lim: usize,
-    dst: *mut u8,
-    cap: usize,
-    mut i: usize,
-    mut o: usize,
-) -> (usize, usize) {
-    let not_ascii = _mm256_set1_epi16(0xFF80u16 as i16);
-    while i + 48 <= lim && cap - o >= 2 * ROOM {
-        // SAFETY: units `i..i + 32` are readable.
-        let (mut u, mut v) = unsafe { load32::<BE>(src, i) };
-        if _mm256_testz_si256(_mm256_or_si256(u, v), not_ascii) != 0 {
-            // SAFETY: `o + 32 <= cap`.
-            unsafe { _mm256_storeu_si256(dst.add(o).cast(), pack_ascii32(u, v)) };
-            i += 32;
-            o += 32;
-            if i + 48 > lim || cap - o < 2 * ROOM {
-                break;
-            }
-            // SAFETY: as above.
-            (u, v) = unsafe { load32::<BE>(src, i) };
-            if _mm256_testz_si256(_mm256_or_si256(u, v), not_ascii) != 0 {
-                // SAFETY: as above.
-                (i, o) = unsafe { ascii_run::<BE>(src, len, dst, cap, i, o, u, v) };
-                continue;
-            }
-        }
-        if any_surrogate(u, v) {
-            break;
-        }
-        // SAFETY: `o + 2 * ROOM <= cap`: `ROOM` bytes for each half.
-        unsafe {
-            let out = dst.add(o);
-            let n = half_step(u, out);
-            o += n + half_step(v, out.add(n));
-        }
-        i += 32;
-    }
-    (i, o)
-}
-
 /// The sparse loop for long inputs (from [`LONG_FROM`] units; see the
 /// module doc), from unit `i` and byte `o` while 48 units are left before
 /// `lim`, up to a step with a surrogate: 32 units a step, each step that is
@@ -1113,17 +1045,174 @@ unsafe fn long_sparse_steps<const BE: bool, const TWO: bool>(
                 let n = two_byte(u, out);
                 o += n + two_byte(v, out.add(n));
             } else {
-                let (au, su) = classes(u);
-                let (av, sv) = classes(v);
-                let (w0, w1, mask) = spread16(u, au, su);
-                let (x0, x1, mask2) = spread16(v, av, sv);
-                let n = store16(w0, w1, mask, out);
-                o += n + store16(x0, x1, mask2, out.add(n));
+                o += general32(u, v, out);
             }
         }
         i += 32;
     }
     (i, o, counts)
+}
+
+/// The main loop of [`utf16_to_utf8`] for text that is mostly ASCII (see
+/// the module doc), on inputs of fewer than [`LONG_FROM`] units, from unit
+/// `i` and byte `o` while 48 units are left before `lim`, up to a step
+/// with a surrogate: 32 units a step. An all-ASCII step is packed and
+/// stored, and if the next 32 units are ASCII too, [`ascii_run`] takes
+/// over. A step with one unit outside ASCII goes by
+/// [`one_outside_ascii`], with no branch on where that unit is; the others
+/// by [`two_byte`] or the general path. Returns the units read and the
+/// bytes written.
+///
+/// # Safety
+///
+/// As [`utf16_to_utf8`]; `i <= lim <= len`, `o <= cap`, `i` not inside a
+/// pair.
+#[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
+#[inline(never)]
+unsafe fn sparse_steps<const BE: bool>(
+    src: *const u8,
+    len: usize,
+    lim: usize,
+    dst: *mut u8,
+    cap: usize,
+    mut i: usize,
+    mut o: usize,
+) -> (usize, usize) {
+    let not_ascii = _mm256_set1_epi16(0xFF80u16 as i16);
+    let not_small = _mm256_set1_epi16(0xF800u16 as i16);
+    while i + 48 <= lim && cap - o >= 2 * ROOM {
+        // SAFETY: units `i..i + 32` are readable.
+        let (u, v) = unsafe { load32::<BE>(src, i) };
+        let packed = pack_ascii32(u, v);
+        // The step's output if it is all ASCII, else its start or bytes
+        // that its output overwrites.
+        // SAFETY: `o + 32 <= cap`.
+        unsafe { _mm256_storeu_si256(dst.add(o).cast(), packed) };
+        if _mm256_testz_si256(_mm256_or_si256(u, v), not_ascii) != 0 {
+            i += 32;
+            o += 32;
+            if i + 48 > lim || cap - o < 2 * ROOM {
+                continue;
+            }
+            // SAFETY: as above.
+            let (u, v) = unsafe { load32::<BE>(src, i) };
+            if _mm256_testz_si256(_mm256_or_si256(u, v), not_ascii) != 0 {
+                // SAFETY: `i + 32 <= len`, `o + 32 <= cap`.
+                (i, o) = unsafe { ascii_run::<BE>(src, len, dst, cap, i, o, u, v) };
+            }
+            continue;
+        }
+        let outside = non_ascii_mask(u, v);
+        // SAFETY: `o + 2 * ROOM <= cap`: `ROOM` bytes for each half.
+        let out = unsafe { dst.add(o) };
+        // `i + 64 <= len`: a step by `one_outside_ascii` leaves up to 32
+        // don't-care bytes after its output, which the next 32 units' output
+        // overwrites (the other paths leave at most 14, for the 16 units
+        // that follow every step).
+        if outside & outside.wrapping_sub(1) == 0 && i + 64 <= len {
+            // SAFETY: units `i..i + 64` are readable; 128 bytes at `out`.
+            match unsafe { one_outside_ascii::<BE>(src, i, outside, out) } {
+                Some(n) => o += n,
+                None => break,
+            }
+        } else if _mm256_testz_si256(_mm256_or_si256(u, v), not_small) != 0 {
+            // SAFETY: `ROOM` bytes for each half.
+            unsafe {
+                let n = two_byte(u, out);
+                o += n + two_byte(v, out.add(n));
+            }
+        } else if any_surrogate(u, v) {
+            break;
+        } else {
+            // SAFETY: as above.
+            o += unsafe { general32(u, v, out) };
+        }
+        i += 32;
+    }
+    (i, o)
+}
+
+/// Bit `j` set if unit `j` of the 32 units `u`, `v` is not ASCII.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn non_ascii_mask(u: __m256i, v: __m256i) -> u32 {
+    // Units from `80` on get the sign bit, which the signed pack keeps.
+    let lift = _mm256_set1_epi16(0x7F80);
+    let high = _mm256_packs_epi16(_mm256_adds_epu16(u, lift), _mm256_adds_epu16(v, lift));
+    _mm256_movemask_epi8(_mm256_permute4x64_epi64::<0b11_01_10_00>(high)) as u32
+}
+
+/// Writes the UTF-8 of the 32 units at unit `i` of `src`, all ASCII but the
+/// one `outside` points to (one bit set), at `out`, where their bytes as if
+/// all were ASCII are stored already; returns its length, or `None` if that
+/// unit is a surrogate (then unpaired).
+///
+/// The bytes before the unit are right; its 2 or 3 bytes go after them (a
+/// 4-byte store), and the ASCII bytes after it are packed again from the
+/// input, one unit on, and stored after its bytes. No branch depends on
+/// where the unit is or how long it is. Up to 32 bytes after the output are
+/// don't-care.
+///
+/// # Safety
+///
+/// * The CPU supports AVX2 and BMI1.
+/// * Units `i..i + 64` of `src` are readable; 67 bytes at `out` are
+///   writable.
+#[target_feature(enable = "avx2,bmi1")]
+#[inline]
+unsafe fn one_outside_ascii<const BE: bool>(
+    src: *const u8,
+    i: usize,
+    outside: u32,
+    out: *mut u8,
+) -> Option<usize> {
+    let p = outside.trailing_zeros() as usize;
+    // SAFETY: unit `i + p` is readable (`p < 32`).
+    let pair = unsafe {
+        let at = src.add(2 * (i + p));
+        [*at, *at.add(1)]
+    };
+    let c = u32::from(if BE {
+        u16::from_be_bytes(pair)
+    } else {
+        u16::from_le_bytes(pair)
+    });
+    if c & 0xF800 == 0xD800 {
+        return None;
+    }
+    let three = usize::from(c >= 0x800);
+    let two_bytes = (0xC0 | c >> 6) | (0x80 | c & 0x3F) << 8;
+    let three_bytes = (0xE0 | c >> 12) | (0x80 | (c >> 6) & 0x3F) << 8 | (0x80 | c & 0x3F) << 16;
+    let bytes = if three != 0 { three_bytes } else { two_bytes };
+    // SAFETY: the 4-byte store ends at `p + 4 <= 35`; units
+    // `i + p + 1..i + p + 33` are readable (`p + 33 <= 64`), and their 32
+    // bytes end at `p + 2 + three + 32 <= 67`.
+    unsafe {
+        out.add(p).cast::<u32>().write_unaligned(bytes.to_le());
+        let (a, b) = load32::<BE>(src, i + p + 1);
+        _mm256_storeu_si256(out.add(p + 2 + three).cast(), pack_ascii32(a, b));
+    }
+    Some(33 + three)
+}
+
+/// Writes the UTF-8 of the 32 units `u`, `v` (no surrogate) at `out` by
+/// [`spread16`] and [`store16`]; returns its length.
+///
+/// # Safety
+///
+/// 128 bytes at `out` are writable.
+#[target_feature(enable = "avx2,popcnt")]
+#[inline]
+unsafe fn general32(u: __m256i, v: __m256i, out: *mut u8) -> usize {
+    let (au, su) = classes(u);
+    let (av, sv) = classes(v);
+    let (w0, w1, mask) = spread16(u, au, su);
+    let (x0, x1, mask2) = spread16(v, av, sv);
+    // SAFETY: `ROOM` bytes for each half.
+    unsafe {
+        let n = store16(w0, w1, mask, out);
+        n + store16(x0, x1, mask2, out.add(n))
+    }
 }
 
 /// Of the steps [`long_sparse_steps`] converted (those not all ASCII): how
