@@ -1980,6 +1980,33 @@ mod tests {
         }
     }
 
+    /// One unit outside ASCII, of each kind at the length boundaries, at
+    /// every offset of a step in ASCII text long enough for
+    /// [`one_outside_ascii`], then two such units at a distance of 1 to 40.
+    #[test]
+    fn one_unit_outside_ascii_at_every_offset() {
+        if !super::super::avx2_transcode() {
+            return;
+        }
+        let kinds = [0x80u16, 0x7FF, 0x800, 0x2019, 0xD7FF, 0xE000, 0xFFFF];
+        for &c in &kinds {
+            for at in 0..100 {
+                let mut units = vec![0x61u16; 200];
+                units[at] = c;
+                let need = String::from_utf16(&units).unwrap().len();
+                for cap in [need, need + 70] {
+                    assert_eq!(check_kernel(&units, cap), units.len(), "{c:04X} at {at}");
+                }
+            }
+            for gap in 1..=40 {
+                let mut units = vec![0x61u16; 200];
+                units[50] = c;
+                units[50 + gap] = 0x7FF;
+                assert_eq!(check_kernel(&units, 3 * units.len()), units.len());
+            }
+        }
+    }
+
     /// An unpaired surrogate in mostly-ASCII text, where the sparse loop
     /// runs: the kernel stops at its block, and the conversion reports it.
     #[test]
