@@ -174,7 +174,12 @@
 //!   from the input: a failed store-to-load forwarding on every character,
 //!   0.6–0.65 of simdutf on the plain rows. With 64-unit ASCII runs right
 //!   after every ASCII step: sparse rows 0.96–0.99 plain, 1.02–1.07 fresh;
-//!   after two: 0.93–0.99 and 1.04–1.12, and ASCII rows 1.0–1.5.
+//!   after two: 0.93–0.99 and 1.04–1.12, and ASCII rows 1.0–1.5. Steps
+//!   with one or two units outside ASCII both through the same stores (the
+//!   second unit's where the first one's suffix put it, a missing second
+//!   unit written past the output): 0.70–0.90 of `one_outside_ascii` on
+//!   text learnt by heart, 0.92–1.05 on text seen once (harness, 512 B to
+//!   64 KiB).
 //! * For long inputs, measured on 4 MiB and 64 MiB of such text (too long
 //!   for the predictor to learn), against the sparse loop:
 //!   - each half that is not ASCII found by a `tzcnt` of the units' ASCII
