@@ -73,7 +73,7 @@ pub(crate) const ROOM8: usize = 64;
 ///
 /// * Bytes `2 * k..2 * k + 2` from `src` are readable.
 #[inline(always)]
-unsafe fn unit_at<const BE: bool>(src: *const u8, k: usize) -> u16 {
+pub(crate) unsafe fn unit_at<const BE: bool>(src: *const u8, k: usize) -> u16 {
     // SAFETY: the caller makes the two bytes readable.
     let b = unsafe { src.add(2 * k).cast::<[u8; 2]>().read_unaligned() };
     if BE {
