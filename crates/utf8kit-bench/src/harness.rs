@@ -36,11 +36,8 @@ pub fn call_once(run: &mut Run, data: &Data) -> usize {
 
 /// Time of `iters` back-to-back calls, on the texts of `data` in turn (usually one).
 fn time(run: &mut Run, data: &[Data], iters: u64) -> Duration {
-    /// The texts of `data` as slices of one unit type (`None` if one is of another).
-    fn views<'a, T: 'a>(
-        data: &'a [Data],
-        view: impl Fn(&'a Data) -> Option<&'a [T]>,
-    ) -> Vec<&'a [T]> {
+    /// Every text of the row through `view` (each has the row's encoding).
+    fn texts<'a, T: ?Sized>(data: &'a [Data], view: fn(&'a Data) -> Option<&'a T>) -> Vec<&'a T> {
         data.iter()
             .map(|d| view(d).expect("every text of a row has the row's encoding"))
             .collect()
@@ -49,25 +46,13 @@ fn time(run: &mut Run, data: &[Data], iters: u64) -> Duration {
         (Run::Utf8(f), Data::Utf8(_))
         | (Run::Latin1(f), Data::Latin1(_))
         | (Run::Utf16Be(f), Data::Utf16Be(_)) => {
-            let texts = views(data, |d| match d {
-                Data::Utf8(b) | Data::Latin1(b) | Data::Utf16Be(b) => Some(&b[..]),
-                _ => None,
-            });
-            time_loop(f.as_mut(), &texts, iters)
+            time_loop(f.as_mut(), &texts(data, Data::bytes), iters)
         }
         (Run::Utf16(f), Data::Utf16(_)) => {
-            let texts = views(data, |d| match d {
-                Data::Utf16(u) => Some(&u[..]),
-                _ => None,
-            });
-            time_loop(f.as_mut(), &texts, iters)
+            time_loop(f.as_mut(), &texts(data, Data::utf16_units), iters)
         }
         (Run::Utf32(f), Data::Utf32(_)) => {
-            let texts = views(data, |d| match d {
-                Data::Utf32(u) => Some(&u[..]),
-                _ => None,
-            });
-            time_loop(f.as_mut(), &texts, iters)
+            time_loop(f.as_mut(), &texts(data, Data::utf32_values), iters)
         }
         _ => unreachable!("Operation::assert_consistent rejects contenders of the wrong encoding"),
     }
@@ -77,6 +62,7 @@ fn time(run: &mut Run, data: &[Data], iters: u64) -> Duration {
 /// from being hoisted out of the loop; on the result, from being discarded. With several
 /// texts, each call takes the next (a fresh family).
 fn time_loop<T>(f: &mut dyn FnMut(&[T]) -> usize, texts: &[&[T]], iters: u64) -> Duration {
+    // One text: the loop the plain rows have always been timed with, no turn to take.
     if let [text] = texts {
         let start = Instant::now();
         for _ in 0..iters {

@@ -44,7 +44,7 @@ pub struct Family {
     pub name: String,
     /// Where the text comes from.
     pub kind: Kind,
-    /// Whether each call gets a text of its own ([`Family::fresh_data`]): many texts of the
+    /// Whether each call gets a text of its own ([`Family::texts`]): many texts of the
     /// family's kind, taken in turn, so that no branch predictor learns the input.
     pub fresh: bool,
     source: Source,
@@ -82,6 +82,30 @@ impl Data {
             Data::Utf16(u) => u.len() * 2,
             Data::Utf16Be(b) => b.len(),
             Data::Utf32(u) => u.len() * 4,
+        }
+    }
+
+    /// The bytes of UTF-8, Latin-1 or UTF-16BE data; `None` for the others.
+    pub fn bytes(&self) -> Option<&[u8]> {
+        match self {
+            Data::Utf8(b) | Data::Latin1(b) | Data::Utf16Be(b) => Some(b),
+            _ => None,
+        }
+    }
+
+    /// The units of native-order UTF-16 data; `None` for the others.
+    pub fn utf16_units(&self) -> Option<&[u16]> {
+        match self {
+            Data::Utf16(u) => Some(u),
+            _ => None,
+        }
+    }
+
+    /// The values of UTF-32 data; `None` for the others.
+    pub fn utf32_values(&self) -> Option<&[u32]> {
+        match self {
+            Data::Utf32(u) => Some(u),
+            _ => None,
         }
     }
 
@@ -299,16 +323,14 @@ impl Family {
         }
     }
 
-    /// For a fresh family: [`fresh_variants`] different texts of its kind (generated from
-    /// different seeds; the first is the one [`Family::data`] gives) in `encoding` at
-    /// `size` bytes, which the harness hands out in turn, one a call. Other families: the
-    /// one text.
-    pub fn fresh_data(&self, encoding: Encoding, size: usize) -> Vec<Data> {
-        let Source::Generated { seed, next } = self.source else {
+    /// The texts a row of this family takes in turn, in `encoding` at `size` bytes: one
+    /// text, or for a fresh family [`fresh_variants`] texts of its kind, each generated from
+    /// its own seed.
+    pub fn texts(&self, encoding: Encoding, size: usize) -> Vec<Data> {
+        let (true, Source::Generated { seed, next }) = (self.fresh, &self.source) else {
             return vec![self.data(encoding, size)];
         };
-        let count = if self.fresh { fresh_variants(size) } else { 1 };
-        (0..count as u64)
+        (0..fresh_variants(size) as u64)
             .map(|k| {
                 let variant = Family {
                     name: String::new(),
@@ -316,7 +338,7 @@ impl Family {
                     fresh: false,
                     source: Source::Generated {
                         seed: seed ^ k.wrapping_mul(0x9E37_79B9_7F4A_7C15),
-                        next,
+                        next: *next,
                     },
                 };
                 variant.data(encoding, size)

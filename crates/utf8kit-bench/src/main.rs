@@ -201,7 +201,7 @@ fn measure_operation(
         };
         // One text, or for a fresh family the texts taken in turn (none below 2: that row
         // is the plain family's).
-        let data = fam.fresh_data(op.encoding, size.0);
+        let data = fam.texts(op.encoding, size.0);
         if data[0].byte_len() == 0 || (fam.fresh && data.len() < 2) {
             continue;
         }
