@@ -330,6 +330,25 @@ unsafe fn load64<const BE: bool>(src: *const u8, i: usize) -> (__m256i, __m256i,
     }
 }
 
+/// The 64 units at unit `i` of `src` (a step of the ASCII runs), if they
+/// are all ASCII.
+///
+/// # Safety
+///
+/// Units `i..i + 64` at `src` are readable.
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn ascii64<const BE: bool>(
+    src: *const u8,
+    i: usize,
+) -> Option<(__m256i, __m256i, __m256i, __m256i)> {
+    let not_ascii = _mm256_set1_epi16(0xFF80u16 as i16);
+    // SAFETY: the caller's promise.
+    let (a, b, c, d) = unsafe { load64::<BE>(src, i) };
+    let all = _mm256_or_si256(_mm256_or_si256(a, b), _mm256_or_si256(c, d));
+    (_mm256_testz_si256(all, not_ascii) != 0).then_some((a, b, c, d))
+}
+
 /// Stores the 64 ASCII units `a`, `b`, `c`, `d` as 64 bytes at `out`.
 ///
 /// # Safety
@@ -967,18 +986,15 @@ unsafe fn ascii_run<const BE: bool>(
     u: __m256i,
     v: __m256i,
 ) -> (usize, usize) {
-    let not_ascii = _mm256_set1_epi16(0xFF80u16 as i16);
     // SAFETY: `o + 32 <= cap`.
     unsafe { _mm256_storeu_si256(dst.add(o).cast(), pack_ascii32(u, v)) };
     i += 32;
     o += 32;
     while len - i >= 64 && cap - o >= 64 {
         // SAFETY: units `i..i + 64` are readable.
-        let (a, b, c, d) = unsafe { load64::<BE>(src, i) };
-        let all = _mm256_or_si256(_mm256_or_si256(a, b), _mm256_or_si256(c, d));
-        if _mm256_testz_si256(all, not_ascii) == 0 {
+        let Some((a, b, c, d)) = (unsafe { ascii64::<BE>(src, i) }) else {
             break;
-        }
+        };
         // SAFETY: `o + 64 <= cap`.
         unsafe { store_ascii64(dst.add(o), a, b, c, d) };
         i += 64;
@@ -1013,15 +1029,12 @@ unsafe fn ascii_stream<const BE: bool>(
     mut i: usize,
     mut o: usize,
 ) -> (usize, usize) {
-    let not_ascii = _mm256_set1_epi16(0xFF80u16 as i16);
     let mut streamed = false;
     while len - i >= 64 && cap - o >= 64 {
         // SAFETY: units `i..i + 64` are readable.
-        let (a, b, c, d) = unsafe { load64::<BE>(src, i) };
-        let all = _mm256_or_si256(_mm256_or_si256(a, b), _mm256_or_si256(c, d));
-        if _mm256_testz_si256(all, not_ascii) == 0 {
+        let Some((a, b, c, d)) = (unsafe { ascii64::<BE>(src, i) }) else {
             break;
-        }
+        };
         if streamed {
             // SAFETY: `o + 64 <= cap`, and `dst + o` is 64-byte aligned
             // (below), as `vmovntdq` needs.
