@@ -190,6 +190,18 @@
 //!   unit written past the output): 0.70–0.90 of `one_outside_ascii` on
 //!   text learnt by heart, 0.92–1.05 on text seen once (harness, 512 B to
 //!   64 KiB).
+//! * The present sparse loop on 512 units with five characters outside
+//!   ASCII, learnt by heart (microbenchmark, ÷ this loop in the same
+//!   process), where each character costs it about twice what it costs
+//!   simdutf. Cut down, with wrong output: the unit not read 1.13–1.15,
+//!   its length fixed at 3 bytes 1.08–1.10, no room test 1.07: the wait for
+//!   that length, on which the next output position, the room test and
+//!   every store's address depend, is what costs. Correct variants: the
+//!   length from the vector (a unit from `800` on) 0.98–1.01; the room
+//!   tested by a bound on the units, computed once for 96 bytes a step
+//!   (no branch on the output position) 0.99–1.01; both 1.02–1.04; the
+//!   ASCII half skipped when the 64-unit ASCII loop stops, as in the long
+//!   inputs' loop, 0.89 (the next loads wait on a vector test).
 //! * For long inputs, measured on 4 MiB and 64 MiB of such text (too long
 //!   for the predictor to learn), against the sparse loop:
 //!   - each half that is not ASCII found by a `tzcnt` of the units' ASCII
