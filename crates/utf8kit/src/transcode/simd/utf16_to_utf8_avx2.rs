@@ -2246,6 +2246,24 @@ mod tests {
     /// The kernel as dispatched ([`utf16_to_utf8`], little-endian) on valid
     /// `units`, into exactly the room their UTF-8 needs and a guard: it
     /// converts all of them, to std's UTF-8, and writes nothing past it.
+    /// ASCII runs past the size from which they stream ([`STREAM_MIN`]),
+    /// through the kernel as dispatched, in exactly the room: one from the
+    /// start, and another after a character outside ASCII, which streams
+    /// again after a chunk.
+    #[test]
+    fn ascii_past_the_stream_size() {
+        if !super::super::avx2_transcode() {
+            return;
+        }
+        let ascii = |n: usize| (0..n).map(|k| 0x20 + (k * 7 % 95) as u16);
+        let mut units: Vec<u16> = ascii(STREAM_MIN + 5000).collect();
+        units.push(0xE9);
+        units.extend(ascii(2 * CHUNK + 3000));
+        units.push(0x2019);
+        units.extend(ascii(100));
+        check_dispatched(&units);
+    }
+
     fn check_dispatched(units: &[u16]) {
         let want = String::from_utf16(units).unwrap();
         let mut out = vec![GUARD; want.len() + 1];
