@@ -197,9 +197,14 @@
 //!   its length fixed at 3 bytes 1.08–1.10, no room test 1.07: the wait for
 //!   that length, on which the next output position, the room test and
 //!   every store's address depend, is what costs. Correct variants: the
-//!   length from the vector (a unit from `800` on) 0.98–1.01; the room
-//!   tested by a bound on the units, computed once for 96 bytes a step
-//!   (no branch on the output position) 0.99–1.01; both 1.02–1.04; the
+//!   length from the vector (a unit from `800` on) 0.98–1.01 here, and in
+//!   the bench 0.91–0.99 of simdutf on text seen once (from 0.95–1.07); the
+//!   room tested by a bound on the units ([`step_bound`], no branch on the
+//!   output position), kept: 0.99–1.01 here, in the bench (÷ simdutf,
+//!   interleaved runs) plain 64 KiB 1.09–1.16 from 1.03–1.07, 1 KiB
+//!   0.90–0.98 from 0.80–0.98, text seen once about the same. The same
+//!   bound in the dense loop: LE lipsum +7 %, but BE −8 to −14 % (three
+//!   more instructions a step in its big-endian loop); not taken. The
 //!   ASCII half skipped when the 64-unit ASCII loop stops, as in the long
 //!   inputs' loop, 0.89 (the next loads wait on a vector test).
 //! * For long inputs, measured on 4 MiB and 64 MiB of such text (too long
@@ -1223,7 +1228,15 @@ unsafe fn sparse_steps<const BE: bool>(
 ) -> (usize, usize) {
     let not_ascii = _mm256_set1_epi16(0xFF80u16 as i16);
     let not_small = _mm256_set1_epi16(0xF800u16 as i16);
-    while i + 48 <= lim && cap - o >= 2 * ROOM {
+    // Steps start while `i < bound` (see `step_bound`).
+    let mut bound = i;
+    loop {
+        if i >= bound {
+            if i + 48 > lim || cap - o < 2 * ROOM {
+                break;
+            }
+            bound = step_bound(i, o, lim, cap);
+        }
         // SAFETY: units `i..i + 32` are readable.
         let (u, v) = unsafe { load32::<BE>(src, i) };
         let packed = pack_ascii32(u, v);
@@ -1234,7 +1247,7 @@ unsafe fn sparse_steps<const BE: bool>(
         if _mm256_testz_si256(_mm256_or_si256(u, v), not_ascii) != 0 {
             i += 32;
             o += 32;
-            if i + 48 > lim || cap - o < 2 * ROOM {
+            if i >= bound {
                 continue;
             }
             // SAFETY: as above.
@@ -1273,6 +1286,21 @@ unsafe fn sparse_steps<const BE: bool>(
         i += 32;
     }
     (i, o)
+}
+
+/// Where [`sparse_steps`], at unit `i` and byte `o` (with `i + 48 <= lim`
+/// and `2 * ROOM` bytes of room), next tests the end of the chunk and the
+/// room: every step that starts before it has `i + 48 <= lim` and its
+/// `2 * ROOM` bytes, since no step writes more than 3 bytes a unit (so a
+/// quarter of the room beyond those bytes is units enough).
+///
+/// The loop tests that bound, which depends on the units, rather than the
+/// room at each step: the room depends on the bytes the steps before made,
+/// which that loop knows late (after the read of a unit outside ASCII),
+/// and every step's branch waited for them (see the module doc).
+#[inline]
+fn step_bound(i: usize, o: usize, lim: usize, cap: usize) -> usize {
+    (lim - 47).min(i + (cap - o - 2 * ROOM) / 4 + 1)
 }
 
 /// Bit `j` set if unit `j` of the 32 units `u`, `v` is not ASCII.
@@ -2124,6 +2152,37 @@ mod tests {
         ] {
             let units: Vec<u16> = switching_text(len, every, 7).encode_utf16().collect();
             check_in_exact_and_ample_room(&units);
+        }
+    }
+
+    /// Room short of the output, on long stretches of every kind of unit
+    /// and on mostly-ASCII text with characters of each kind: the kernel
+    /// writes nothing past the room and stops only when the rest does not
+    /// fit (`check_kernel`), whichever loop runs.
+    #[test]
+    fn room_short_of_the_output() {
+        if !super::super::avx2_transcode() {
+            return;
+        }
+        let mut texts: Vec<Vec<u16>> = KINDS
+            .iter()
+            .map(|fill| repaired(fill.iter().copied().cycle().take(1000).collect()))
+            .collect();
+        for kind in KINDS {
+            let mut units: Vec<u16> = (0..1000).map(|k| 0x20 + (k * 7 % 95) as u16).collect();
+            for at in (10..990).step_by(37) {
+                units[at..at + kind.len()].copy_from_slice(kind);
+            }
+            texts.push(units);
+        }
+        for units in &texts {
+            let need = String::from_utf16(units).unwrap().len();
+            for cap in [need / 3, need / 2]
+                .into_iter()
+                .chain((need - 400..need).step_by(7))
+            {
+                check_kernel(units, cap);
+            }
         }
     }
 
