@@ -54,7 +54,10 @@
 //! and no later load waits on it. Steps with more such units take the 2-byte
 //! path or the general one. After a step that was all ASCII it looks at the
 //! next 32 units before it goes to the 64-unit ASCII loop. It leaves steps
-//! with a surrogate to the dense loop, one step at a time.
+//! with a surrogate to the dense loop, one step at a time. It tests the
+//! room against a bound on the units ([`step_bound`]) rather than at each
+//! step, whose output position the read of a unit outside ASCII makes
+//! late. (The dense loop does the same on little-endian input.)
 //!
 //! The input is converted by chunks of [`CHUNK`] units. Text that starts
 //! with 24 or more ASCII units out of 32 starts with the sparse loop; after
@@ -101,7 +104,7 @@
 //! keep) go on after a chunk that was all ASCII with [`ascii_stream`],
 //! whose non-temporal stores write the output without first reading it
 //! into the cache: ASCII and Latin-script lipsum at 64 MiB went from
-//! 1.00–1.09 of simdutf to 1.16–1.27. Streaming decided by each run in the
+//! 1.00–1.09 of simdutf to 1.05–1.27. Streaming decided by each run in the
 //! loops instead (after 8 steps of 64 units) cost the short inputs' loops
 //! 4–9 % more instructions (Russian, sparse text) and the long inputs'
 //! loop 2 % (and 3 % of its speed on sparse text at 4 MiB), for the values
@@ -1209,8 +1212,9 @@ unsafe fn long_sparse_steps<const BE: bool, const TWO: bool>(
 /// stored, and if the next 32 units are ASCII too, [`ascii_run`] takes
 /// over. A step with one unit outside ASCII goes by
 /// [`one_outside_ascii`], with no branch on where that unit is; the others
-/// by [`two_byte`] or the general path. Returns the units read and the
-/// bytes written.
+/// by [`two_byte`] or the general path. The room and the chunk's end are
+/// tested against [`step_bound`], so that no branch waits for the bytes
+/// the steps made. Returns the units read and the bytes written.
 ///
 /// # Safety
 ///
