@@ -210,7 +210,11 @@
 //!   step fewer on Russian), but BE −8 to −14 % (three more a step in its
 //!   big-endian loop), so only little-endian input takes it there. The
 //!   ASCII half skipped when the 64-unit ASCII loop stops, as in the long
-//!   inputs' loop, 0.89 (the next loads wait on a vector test).
+//!   inputs' loop, 0.89 (the next loads wait on a vector test). A branch
+//!   on the unit's length (predicted, where the read was waited for): plain
+//!   rows of the bench 0.96–1.02 of simdutf at 1 KiB and 1.08–1.24 at
+//!   64 KiB, but text seen once 0.89–0.99 (from 0.96–1.09), where the
+//!   branch mispredicts on every change between 2- and 3-byte characters.
 //! * For long inputs, measured on 4 MiB and 64 MiB of such text (too long
 //!   for the predictor to learn), against the sparse loop:
 //!   - each half that is not ASCII found by a `tzcnt` of the units' ASCII
