@@ -204,8 +204,9 @@
 //!   the bench 0.91–0.99 of simdutf on text seen once (from 0.95–1.07); the
 //!   room tested by a bound on the units ([`step_bound`], no branch on the
 //!   output position), kept: 0.99–1.01 here, in the bench (÷ simdutf,
-//!   interleaved runs) plain 64 KiB 1.09–1.16 from 1.03–1.07, 1 KiB
-//!   0.90–0.98 from 0.80–0.98, text seen once about the same. The same
+//!   interleaved runs) plain 64 KiB 1.09–1.16 from 1.03–1.07, 1 KiB BE
+//!   0.90–0.98 from 0.80–0.98 (LE within the noise), text seen once about
+//!   the same. The same
 //!   bound in the dense loop: LE lipsum +3 to +7 % (two instructions a
 //!   step fewer on Russian), but BE −8 to −14 % (three more a step in its
 //!   big-endian loop), so only little-endian input takes it there. The
