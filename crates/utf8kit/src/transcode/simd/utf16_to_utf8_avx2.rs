@@ -2326,6 +2326,27 @@ mod tests {
         check_dispatched(&units);
     }
 
+    /// A chunk of Cyrillic (the dense loop) and then ASCII, the room ending
+    /// inside the ASCII at every offset of a 64-unit step: when the dense
+    /// loop's ASCII run stops for room, a chunk that was all ASCII hands
+    /// [`ascii_stream`] less room than its first step, which then writes
+    /// nothing.
+    #[test]
+    fn stream_after_a_dense_chunk_in_short_room() {
+        if !super::super::avx2_transcode() {
+            return;
+        }
+        // One of these ends the first chunk's steps where the ASCII starts.
+        for cyrillic in (CHUNK - 96..=CHUNK).step_by(16) {
+            let mut units = vec![0x416u16; cyrillic];
+            units.extend((0..1000).map(|k| 0x20 + (k * 7 % 95) as u16));
+            let need = String::from_utf16(&units).unwrap().len();
+            for short in 100..164 {
+                check_kernel(&units, need - short);
+            }
+        }
+    }
+
     /// ASCII runs past the size from which they stream ([`STREAM_MIN`]),
     /// through the kernel as dispatched, in exactly the room: one from the
     /// start, and another after a character outside ASCII, which streams
