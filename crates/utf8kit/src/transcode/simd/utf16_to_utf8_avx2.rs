@@ -45,19 +45,21 @@
 //! The sparse loop ([`sparse_steps`]) is for text that is mostly ASCII with
 //! a character outside it here and there (English with typographic quotes
 //! and dashes, code, markup). There most steps that are not all ASCII have
-//! one such character, so the dense loop would convert 32 units for it. The
-//! sparse loop stores every step's bytes as if it were all ASCII first. A
-//! step with one unit outside ASCII then takes [`one_outside_ascii`]: that
-//! unit's 2 or 3 bytes in one 4-byte store where it stands, and the ASCII
-//! bytes after it packed again from the input, one unit on, and stored
-//! after them. No branch depends on where the unit is or how long it is,
-//! and no later load waits on it. Steps with more such units take the 2-byte
-//! path or the general one. After a step that was all ASCII it looks at the
-//! next 32 units before it goes to the 64-unit ASCII loop. It leaves steps
-//! with a surrogate to the dense loop, one step at a time. It tests the
-//! room against a bound on the units ([`step_bound`]) rather than at each
-//! step, whose output position the read of a unit outside ASCII makes
-//! late. (The dense loop does the same on little-endian input.)
+//! one such character, so the dense loop would convert 32 units for it. A
+//! step with one unit outside ASCII stores its bytes as if it were all
+//! ASCII, then takes [`one_outside_ascii`]: that unit's 2 or 3 bytes in one
+//! 4-byte store where it stands, and the ASCII bytes after it packed again
+//! from the input, one unit on, and stored after them. No branch depends on
+//! where the unit is or how long it is, and no later load waits on it.
+//! Steps with more such units take the 2-byte path or the general one.
+//! After a step that was all ASCII it looks at the next 32 units before it
+//! goes to the 64-unit ASCII loop, which hands the 32 units it stops at
+//! (the first half of 64 that are not all ASCII, or the second if the first
+//! is) to the next step as they are loaded. It leaves steps with a
+//! surrogate to the dense loop, one step at a time. It tests the room
+//! against a bound on the units ([`step_bound`]) rather than at each step,
+//! whose output position the read of a unit outside ASCII makes late. (The
+//! dense loop does the same on little-endian input.)
 //!
 //! The input is converted by chunks of [`CHUNK`] units. Text that starts
 //! with 24 or more ASCII units out of 32 starts with the sparse loop; after
@@ -219,6 +221,26 @@
 //!   rows of the bench 0.96–1.02 of simdutf at 1 KiB and 1.08–1.24 at
 //!   64 KiB, but text seen once 0.89–0.99 (from 0.96–1.09), where the
 //!   branch mispredicts on every change between 2- and 3-byte characters.
+//! * The same text, and 512 units with one character outside ASCII (at unit
+//!   137) or two (137 and 476), ÷ the loop before [`ascii_run_to_step`]
+//!   (microbenchmark, 41 rounds, three runs each; layout alone moves these
+//!   ratios by up to 5 %):
+//!   - [`ascii_run_to_step`], kept: five characters 1.02–1.03, one 1.03,
+//!     two 1.04–1.05, all ASCII 1.06–1.08 (callgrind: 853, 570 and 424
+//!     instructions a call against 854, 574 and 444);
+//!   - steps of 64 units in the ASCII run, those with one unit outside
+//!     ASCII by a 64-unit [`one_outside_ascii`] (its suffix two registers):
+//!     one character 1.09–1.15 but five 1.01–1.04 (most 64-unit stretches
+//!     of this text have two) and all ASCII 0.91–0.93; the whole loop in
+//!     64-unit steps, 32-unit ones near the end: all ASCII 0.74–0.80 (the
+//!     last 128 units fell to the end's blocks), five characters 0.91–0.96;
+//!   - the unit outside ASCII taken from the registers (a `vpmaxuw` of the
+//!     32 units, then `vphminposuw` of their complement), not read again:
+//!     1.01–1.04, as the read; its length from a mask of the units from
+//!     `800` on: the same. With the character's bytes fixed (wrong output,
+//!     its length still read), 1.06–1.14; with the whole of
+//!     `one_outside_ascii` left out, 1.15–1.27 of simdutf: the time is in
+//!     getting that unit's bytes, however they are got.
 //! * For long inputs, measured on 4 MiB and 64 MiB of such text (too long
 //!   for the predictor to learn), against the sparse loop:
 //!   - each half that is not ASCII found by a `tzcnt` of the units' ASCII
@@ -1219,8 +1241,9 @@ unsafe fn long_sparse_steps<const BE: bool, const TWO: bool>(
 /// the module doc), on inputs of fewer than [`LONG_FROM`] units, from unit
 /// `i` and byte `o` while 48 units are left before `lim`, up to a step
 /// with a surrogate: 32 units a step. An all-ASCII step is packed and
-/// stored, and if the next 32 units are ASCII too, [`ascii_run`] takes
-/// over. A step with one unit outside ASCII goes by
+/// stored, and if the next 32 units are ASCII too, [`ascii_run_to_step`]
+/// takes over; the units it stops at are the next step, which is not
+/// loaded again. A step with one unit outside ASCII goes by
 /// [`one_outside_ascii`], with no branch on where that unit is; the others
 /// by [`two_byte`] or the general path. The room and the chunk's end are
 /// tested against [`step_bound`], so that no branch waits for the bytes
@@ -1242,7 +1265,6 @@ unsafe fn sparse_steps<const BE: bool>(
     mut o: usize,
 ) -> (usize, usize) {
     let not_ascii = _mm256_set1_epi16(0xFF80u16 as i16);
-    let not_small = _mm256_set1_epi16(0xF800u16 as i16);
     // Steps start while `i < bound` (see `step_bound`).
     let mut bound = i;
     loop {
@@ -1253,54 +1275,139 @@ unsafe fn sparse_steps<const BE: bool>(
             bound = step_bound(i, o, lim, cap);
         }
         // SAFETY: units `i..i + 32` are readable.
-        let (u, v) = unsafe { load32::<BE>(src, i) };
-        let packed = pack_ascii32(u, v);
-        // The step's output if it is all ASCII, else its start or bytes
-        // that its output overwrites.
-        // SAFETY: `o + 32 <= cap`.
-        unsafe { _mm256_storeu_si256(dst.add(o).cast(), packed) };
+        let (mut u, mut v) = unsafe { load32::<BE>(src, i) };
         if _mm256_testz_si256(_mm256_or_si256(u, v), not_ascii) != 0 {
+            // SAFETY: `o + 32 <= cap`.
+            unsafe { _mm256_storeu_si256(dst.add(o).cast(), pack_ascii32(u, v)) };
             i += 32;
             o += 32;
             if i >= bound {
                 continue;
             }
             // SAFETY: as above.
-            let (u, v) = unsafe { load32::<BE>(src, i) };
+            (u, v) = unsafe { load32::<BE>(src, i) };
             if _mm256_testz_si256(_mm256_or_si256(u, v), not_ascii) != 0 {
+                let stopped;
                 // SAFETY: `i + 32 <= len`, `o + 32 <= cap`.
-                (i, o) = unsafe { ascii_run::<BE>(src, len, dst, cap, i, o, u, v) };
+                (i, o, u, v, stopped) =
+                    unsafe { ascii_run_to_step::<BE>(src, len, dst, cap, i, o, u, v) };
+                // Stopped for the input's end or the room, or at units
+                // past the bound: the bound's test decides.
+                if !stopped || i >= bound {
+                    continue;
+                }
             }
-            continue;
+            // Units `i..i + 32`, not all ASCII, are the next step (`i` is
+            // below the bound): converted without loading them again.
         }
-        let outside = non_ascii_mask(u, v);
-        // SAFETY: `o + 2 * ROOM <= cap`: `ROOM` bytes for each half.
-        let out = unsafe { dst.add(o) };
-        // `i + 64 <= len`: a step by `one_outside_ascii` leaves up to 32
-        // don't-care bytes after its output, which the next 32 units' output
-        // overwrites (the other paths leave at most 14, for the 16 units
-        // that follow every step).
-        if outside & outside.wrapping_sub(1) == 0 && i + 64 <= len {
-            // SAFETY: units `i..i + 64` are readable; 128 bytes at `out`.
-            match unsafe { one_outside_ascii::<BE>(src, i, outside, out) } {
-                Some(n) => o += n,
-                None => break,
-            }
-        } else if _mm256_testz_si256(_mm256_or_si256(u, v), not_small) != 0 {
-            // SAFETY: `ROOM` bytes for each half.
-            unsafe {
-                let n = two_byte(u, out);
-                o += n + two_byte(v, out.add(n));
-            }
-        } else if any_surrogate(u, v) {
-            break;
-        } else {
-            // SAFETY: as above.
-            o += unsafe { general32(u, v, out) };
+        // SAFETY: `i + 48 <= lim` and `o + 2 * ROOM <= cap` (`i < bound`).
+        match unsafe { sparse_step::<BE>(src, len, i, u, v, dst.add(o)) } {
+            Some(n) => o += n,
+            None => break,
         }
         i += 32;
     }
     (i, o)
+}
+
+/// [`ascii_run`] for the sparse loop, which converts the units the run
+/// stops at next: stores the 32 ASCII units `u` and `v` (units
+/// `i..i + 32`) at `o`, then the ASCII units after them 64 a step while 64
+/// are left and room for them; of 64 units that are not all ASCII, it
+/// stores the first 32 if they are. Returns the units read, the bytes
+/// written, the 32 units at the unit read and whether the run stopped at
+/// them (not all ASCII), rather than for the input's end or the room.
+///
+/// # Safety
+///
+/// * The CPU supports AVX2.
+/// * `src` is valid for reads of `2 * len` bytes, `dst` for writes of
+///   `cap`; `i + 32 <= len` and `o + 32 <= cap`.
+#[target_feature(enable = "avx2")]
+#[inline]
+#[allow(clippy::too_many_arguments)]
+unsafe fn ascii_run_to_step<const BE: bool>(
+    src: *const u8,
+    len: usize,
+    dst: *mut u8,
+    cap: usize,
+    mut i: usize,
+    mut o: usize,
+    u: __m256i,
+    v: __m256i,
+) -> (usize, usize, __m256i, __m256i, bool) {
+    let not_ascii = _mm256_set1_epi16(0xFF80u16 as i16);
+    // SAFETY: `o + 32 <= cap`.
+    unsafe { _mm256_storeu_si256(dst.add(o).cast(), pack_ascii32(u, v)) };
+    i += 32;
+    o += 32;
+    // Steps of 64 units (and bytes) left in the input and the room.
+    for _ in 0..(len - i).min(cap - o) / 64 {
+        // SAFETY: units `i..i + 64` are readable.
+        let (a, b, c, d) = unsafe { load64::<BE>(src, i) };
+        let first = _mm256_or_si256(a, b);
+        if _mm256_testz_si256(_mm256_or_si256(first, _mm256_or_si256(c, d)), not_ascii) != 0 {
+            // SAFETY: `o + 64 <= cap`.
+            unsafe { store_ascii64(dst.add(o), a, b, c, d) };
+            i += 64;
+            o += 64;
+            continue;
+        }
+        if _mm256_testz_si256(first, not_ascii) == 0 {
+            return (i, o, a, b, true);
+        }
+        // SAFETY: `o + 32 <= cap`.
+        unsafe { _mm256_storeu_si256(dst.add(o).cast(), pack_ascii32(a, b)) };
+        return (i + 32, o + 32, c, d, true);
+    }
+    (i, o, u, v, false)
+}
+
+/// Writes the UTF-8 of the 32 units `u`, `v` at unit `i` of `src`, not all
+/// ASCII, at `out` (a step of [`sparse_steps`]); returns its length, or
+/// `None` if one is a surrogate (left to the dense loop).
+///
+/// # Safety
+///
+/// * The CPU supports AVX2, BMI1 and POPCNT.
+/// * `src` is valid for reads of `2 * len` bytes, `i + 32 <= len`; `2 * ROOM`
+///   bytes at `out` are writable.
+#[target_feature(enable = "avx2,bmi1,popcnt")]
+#[inline]
+unsafe fn sparse_step<const BE: bool>(
+    src: *const u8,
+    len: usize,
+    i: usize,
+    u: __m256i,
+    v: __m256i,
+    out: *mut u8,
+) -> Option<usize> {
+    let not_small = _mm256_set1_epi16(0xF800u16 as i16);
+    let outside = non_ascii_mask(u, v);
+    // `i + 64 <= len`: a step by `one_outside_ascii` leaves up to 32
+    // don't-care bytes after its output, which the next 32 units' output
+    // overwrites (the other paths leave at most 14, for the 16 units that
+    // follow every step).
+    if outside & outside.wrapping_sub(1) == 0 && i + 64 <= len {
+        // SAFETY: units `i..i + 64` are readable; 128 bytes at `out`.
+        unsafe {
+            // The step's bytes as if it were all ASCII, which
+            // `one_outside_ascii` mends.
+            _mm256_storeu_si256(out.cast(), pack_ascii32(u, v));
+            one_outside_ascii::<BE>(src, i, outside, out)
+        }
+    } else if _mm256_testz_si256(_mm256_or_si256(u, v), not_small) != 0 {
+        // SAFETY: `ROOM` bytes for each half.
+        unsafe {
+            let n = two_byte(u, out);
+            Some(n + two_byte(v, out.add(n)))
+        }
+    } else if any_surrogate(u, v) {
+        None
+    } else {
+        // SAFETY: as above.
+        Some(unsafe { general32(u, v, out) })
+    }
 }
 
 /// Where the main loops ([`sparse_steps`], and [`dense_steps`] on
@@ -2281,6 +2388,34 @@ mod tests {
                         units.extend(core::iter::repeat_n(0x63, 100));
                         check_in_exact_and_ample_room(&units);
                     }
+                }
+            }
+        }
+    }
+
+    /// An ASCII run of the sparse loop that stops at units outside ASCII
+    /// near the input's end: one 2- or 3-byte character, or two 2-byte
+    /// ones, in each of the last 72 units of ASCII text of 150 to 230
+    /// units. The run stops at 64 units whose first or second 32 hold
+    /// them; when that step would start too near the end (no 16 units after
+    /// it for its don't-care bytes), the loop must leave it to the end's
+    /// exact blocks.
+    #[test]
+    fn ascii_run_stopping_near_the_end() {
+        if !super::super::avx2_transcode() {
+            return;
+        }
+        let kinds: [&[u16]; 3] = [&[0xE9], &[0x2019], &[0x7FF, 0x7FF]];
+        for len in 150..=230 {
+            for at in len - 72..len {
+                for kind in kinds {
+                    let mut units = vec![0x61u16; len];
+                    for (j, &u) in kind.iter().enumerate() {
+                        if at + j < len {
+                            units[at + j] = u;
+                        }
+                    }
+                    check_in_exact_and_ample_room(&units);
                 }
             }
         }
