@@ -222,11 +222,11 @@
 //!   64 KiB, but text seen once 0.89–0.99 (from 0.96–1.09), where the
 //!   branch mispredicts on every change between 2- and 3-byte characters.
 //! * The same text, and 512 units with one character outside ASCII (at unit
-//!   137) or two (137 and 476), ÷ the loop before [`ascii_run_to_step`]
-//!   (microbenchmark, 41 rounds, three runs each; layout alone moves these
-//!   ratios by up to 5 %):
-//!   - [`ascii_run_to_step`], kept: five characters 1.02–1.03, one 1.03,
-//!     two 1.04–1.05, all ASCII 1.06–1.08 (callgrind: 853, 570 and 424
+//!   137) or two (137 and 476), ÷ the loop before [`ascii_run`] handed
+//!   over the units it stops at (microbenchmark, 41 rounds, three runs
+//!   each; layout alone moves these ratios by up to 5 %):
+//!   - that hand-over, kept: five characters 1.02–1.03, one 1.03, two
+//!     1.04–1.05, all ASCII 1.06–1.08 (callgrind: 853, 570 and 424
 //!     instructions a call against 854, 574 and 444);
 //!   - steps of 64 units in the ASCII run, those with one unit outside
 //!     ASCII by a 64-unit [`one_outside_ascii`] (its suffix two registers):
@@ -1014,46 +1014,6 @@ unsafe fn convert_unfenced<const BE: bool>(
     unsafe { tail::<BE>(src, len, dst, cap, i, o) }
 }
 
-/// Stores the 32 ASCII units `u` and `v` (units `i..i + 32`) at `o`, then
-/// converts the ASCII units after them 64 a step, while 64 are left;
-/// returns the units read and bytes written. Each step stores
-/// exactly its output.
-///
-/// # Safety
-///
-/// * The CPU supports AVX2.
-/// * `src` is valid for reads of `2 * len` bytes, `dst` for writes of
-///   `cap`; `i + 32 <= len` and `o + 32 <= cap`.
-#[target_feature(enable = "avx2")]
-#[inline]
-#[allow(clippy::too_many_arguments)]
-unsafe fn ascii_run<const BE: bool>(
-    src: *const u8,
-    len: usize,
-    dst: *mut u8,
-    cap: usize,
-    mut i: usize,
-    mut o: usize,
-    u: __m256i,
-    v: __m256i,
-) -> (usize, usize) {
-    // SAFETY: `o + 32 <= cap`.
-    unsafe { _mm256_storeu_si256(dst.add(o).cast(), pack_ascii32(u, v)) };
-    i += 32;
-    o += 32;
-    while len - i >= 64 && cap - o >= 64 {
-        // SAFETY: units `i..i + 64` are readable.
-        let Some((a, b, c, d)) = (unsafe { ascii64::<BE>(src, i) }) else {
-            break;
-        };
-        // SAFETY: `o + 64 <= cap`.
-        unsafe { store_ascii64(dst.add(o), a, b, c, d) };
-        i += 64;
-        o += 64;
-    }
-    (i, o)
-}
-
 /// Goes on with an ASCII run at unit `i` and byte `o` while 64 units are
 /// left and ASCII, 64 a step: the first 64 with ordinary stores, then from
 /// the output's next 64-byte boundary (which those stores reach) with
@@ -1241,7 +1201,7 @@ unsafe fn long_sparse_steps<const BE: bool, const TWO: bool>(
 /// the module doc), on inputs of fewer than [`LONG_FROM`] units, from unit
 /// `i` and byte `o` while 48 units are left before `lim`, up to a step
 /// with a surrogate: 32 units a step. An all-ASCII step is packed and
-/// stored, and if the next 32 units are ASCII too, [`ascii_run_to_step`]
+/// stored, and if the next 32 units are ASCII too, [`ascii_run`]
 /// takes over; the units it stops at are the next step, which is not
 /// loaded again. A step with one unit outside ASCII goes by
 /// [`one_outside_ascii`], with no branch on where that unit is; the others
@@ -1289,8 +1249,7 @@ unsafe fn sparse_steps<const BE: bool>(
             if _mm256_testz_si256(_mm256_or_si256(u, v), not_ascii) != 0 {
                 let stopped;
                 // SAFETY: `i + 32 <= len`, `o + 32 <= cap`.
-                (i, o, u, v, stopped) =
-                    unsafe { ascii_run_to_step::<BE>(src, len, dst, cap, i, o, u, v) };
+                (i, o, u, v, stopped) = unsafe { ascii_run::<BE>(src, len, dst, cap, i, o, u, v) };
                 // Stopped for the input's end or the room, or at units
                 // past the bound: the bound's test decides.
                 if !stopped || i >= bound {
@@ -1310,13 +1269,13 @@ unsafe fn sparse_steps<const BE: bool>(
     (i, o)
 }
 
-/// [`ascii_run`] for the sparse loop, which converts the units the run
-/// stops at next: stores the 32 ASCII units `u` and `v` (units
-/// `i..i + 32`) at `o`, then the ASCII units after them 64 a step while 64
-/// are left and room for them; of 64 units that are not all ASCII, it
-/// stores the first 32 if they are. Returns the units read, the bytes
-/// written, the 32 units at the unit read and whether the run stopped at
-/// them (not all ASCII), rather than for the input's end or the room.
+/// Stores the 32 ASCII units `u` and `v` (units `i..i + 32`) at `o`, then
+/// converts the ASCII units after them 64 a step while 64 are left and
+/// room for them; of 64 units that are not all ASCII, it stores the first
+/// 32 if they are. Each store writes exactly its output. Returns the units
+/// read, the bytes written, the 32 units at the unit read and whether the
+/// run stopped at them (not all ASCII), rather than for the input's end or
+/// the room: the sparse loop converts them as they are loaded.
 ///
 /// # Safety
 ///
@@ -1326,7 +1285,7 @@ unsafe fn sparse_steps<const BE: bool>(
 #[target_feature(enable = "avx2")]
 #[inline]
 #[allow(clippy::too_many_arguments)]
-unsafe fn ascii_run_to_step<const BE: bool>(
+unsafe fn ascii_run<const BE: bool>(
     src: *const u8,
     len: usize,
     dst: *mut u8,
@@ -1571,7 +1530,7 @@ unsafe fn dense_steps<const BE: bool>(
         let both = _mm256_or_si256(u, v);
         if _mm256_testz_si256(both, not_ascii) != 0 {
             // SAFETY: as above; `i + 48 <= lim`.
-            (i, o) = unsafe { ascii_run::<BE>(src, len, dst, cap, i, o, u, v) };
+            (i, o, ..) = unsafe { ascii_run::<BE>(src, len, dst, cap, i, o, u, v) };
             continue;
         }
         if _mm256_testz_si256(both, not_small) != 0 {
