@@ -111,10 +111,14 @@
 //! 4–9 % more instructions (Russian, sparse text) and the long inputs'
 //! loop 2 % (and 3 % of its speed on sparse text at 4 MiB), for the values
 //! that decision keeps through the loops; at the chunk boundary it costs
-//! nothing. Only the long inputs' sparse loop stops an ASCII run at the
-//! chunk's end: a run that starts in a dense chunk is finished by
-//! [`ascii_run`] with ordinary stores (not measured: the bench's long
-//! inputs are all of one kind).
+//! nothing. So that a run that starts in a chunk streams from the next
+//! one, the main loops' ASCII runs stop at the chunk's end in an input
+//! that streams (the long inputs' sparse loop always does, and the dense
+//! loop's [`ascii_run`] then does): on 64 MiB of Cyrillic text that turns
+//! to ASCII after 600 K units, 1.04 of the runs that went on to the end
+//! of the input with ordinary stores (three runs of 11 rounds), and on 3000
+//! Cyrillic units then 200 K ASCII ones, again and again, 1.02–1.12 (the
+//! bench's long inputs are all of one kind).
 //!
 //! # The UTF-8 length of UTF-16
 //!
@@ -960,8 +964,11 @@ unsafe fn convert_unfenced<const BE: bool>(
             // The whole chunk, or the step with a surrogate that stopped
             // the sparse loop.
             let end = if sparse { i + 48 } else { lim };
-            // SAFETY: as above, `i + 48 <= end <= lim`.
-            match unsafe { dense_steps::<BE>(src, len, end, dst, cap, i, o) } {
+            // In an input that streams, ASCII runs stop at the chunk's end,
+            // so that one that fills the next chunk streams from there.
+            let run_end = if stream { lim } else { len };
+            // SAFETY: as above, `i + 48 <= end <= lim <= run_end <= len`.
+            match unsafe { dense_steps::<BE>(src, len, end, run_end, dst, cap, i, o) } {
                 Ok((read, written)) => (i, o) = (read, written),
                 Err(stop) => return stop,
             }
@@ -1488,19 +1495,24 @@ impl StepCounts {
 /// The main loop of [`utf16_to_utf8`] for text that is not mostly ASCII,
 /// from unit `i` and byte `o` while 48 units are left before `lim`: 32
 /// units a step, each step taking one path for all of them (see the module
-/// doc). Returns the units read and bytes written, or where the kernel
+/// doc). Its ASCII runs ([`ascii_run`]) go on to `run_end`: the input's
+/// end, or the chunk's when the input streams, so that a run that starts
+/// in this chunk fills the next one, after which [`ascii_stream`] goes on
+/// with it. Returns the units read and bytes written, or where the kernel
 /// stops, at a block with an unpaired surrogate.
 ///
 /// # Safety
 ///
-/// As [`utf16_to_utf8`]; `i <= lim <= len`, `o <= cap`, `i` not inside a
-/// pair.
+/// As [`utf16_to_utf8`]; `i <= lim <= len`, `lim <= run_end <= len`,
+/// `o <= cap`, `i` not inside a pair.
 #[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
 #[inline(never)]
+#[allow(clippy::too_many_arguments)]
 unsafe fn dense_steps<const BE: bool>(
     src: *const u8,
     len: usize,
     lim: usize,
+    run_end: usize,
     dst: *mut u8,
     cap: usize,
     mut i: usize,
@@ -1530,7 +1542,7 @@ unsafe fn dense_steps<const BE: bool>(
         let both = _mm256_or_si256(u, v);
         if _mm256_testz_si256(both, not_ascii) != 0 {
             // SAFETY: as above; `i + 48 <= lim`.
-            (i, o, ..) = unsafe { ascii_run::<BE>(src, len, dst, cap, i, o, u, v) };
+            (i, o, ..) = unsafe { ascii_run::<BE>(src, run_end, dst, cap, i, o, u, v) };
             continue;
         }
         if _mm256_testz_si256(both, not_small) != 0 {
