@@ -1335,7 +1335,7 @@ unsafe fn ascii_run<const BE: bool>(
 ///
 /// # Safety
 ///
-/// * The CPU supports AVX2, BMI1 and POPCNT.
+/// * The CPU supports AVX2, BMI1, BMI2 and POPCNT.
 /// * `src` is valid for reads of `2 * len` bytes, `i + 32 <= len`; `2 * ROOM`
 ///   bytes at `out` are writable.
 #[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
@@ -1554,7 +1554,7 @@ unsafe fn dense_steps<const BE: bool>(
         let out = unsafe { dst.add(o) };
         let both = _mm256_or_si256(u, v);
         if _mm256_testz_si256(both, not_ascii) != 0 {
-            // SAFETY: as above; `i + 48 <= lim`.
+            // SAFETY: as above; `i + 48 <= lim <= run_end <= len`.
             (i, o, ..) = unsafe { ascii_run::<BE>(src, run_end, dst, cap, i, o, u, v) };
             continue;
         }
@@ -2446,10 +2446,10 @@ mod tests {
     }
 
     /// A chunk of Cyrillic (the dense loop) and then ASCII, the room ending
-    /// inside the ASCII at every offset of a 64-unit step: when the dense
-    /// loop's ASCII run stops for room, a chunk that was all ASCII hands
-    /// [`ascii_stream`] less room than its first step, which then writes
-    /// nothing.
+    /// inside the ASCII at every offset of a 64-unit step: the ASCII run
+    /// stops at the first chunk's end, and in the next chunk, all ASCII, it
+    /// stops for room, so that chunk hands [`ascii_stream`] less room than
+    /// its first step, which then writes nothing.
     #[test]
     fn stream_after_a_dense_chunk_in_short_room() {
         if !super::super::avx2_transcode() {
