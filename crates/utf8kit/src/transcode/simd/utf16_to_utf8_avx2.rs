@@ -94,13 +94,26 @@
 //!
 //! The packed stores leave don't-care bytes after a step's output (at most
 //! 14), which the output that follows overwrites: such steps run while 16
-//! more units follow and the room for them is left. The last 16 to 31
-//! units (more when the room runs short) go by blocks of 16 that are stored
-//! exactly (ASCII directly, others through a buffer and a few overlapping
-//! copies), then the units left as
-//! the end of the block of the last 16, whose first units' bytes (already
-//! written) are skipped. An input of 16 to 32 units that is all ASCII takes
-//! two overlapping stores; fewer than 16 units are the scalar kernel's.
+//! more units follow and the room for them is left. The units left after
+//! the main loops (up to 47, more when the room runs short), if ASCII and
+//! 64 at most, take one step of 32 or 64 units that ends at the input's
+//! end ([`ascii_end`]), storing again the bytes of the units it shares with
+//! the steps before. Else they go by blocks of 16 that are stored exactly
+//! (ASCII directly, others through a buffer and a few overlapping copies),
+//! then the units left as the end of the block of the last 16, whose first
+//! units' bytes (already written) are skipped. An input of 16 to 32 units
+//! that is all ASCII takes two overlapping stores; fewer than 16 units are
+//! the scalar kernel's.
+//!
+//! That end step matters in mostly-ASCII text: a character outside ASCII
+//! moves where the 64-unit ASCII runs after it stop, so most such texts'
+//! runs stop short of the input's end, and the 16-unit blocks took the
+//! rest. On 512 units (microbenchmark ÷ the code before, three runs of 31
+//! rounds): five characters 1.09, one 1.10, two 1.11–1.12, 500 and 530
+//! units of ASCII 1.08–1.10 (512, a whole number of runs, 1.00);
+//! callgrind 736, 511 and 456 instructions a call against 798, 561 and
+//! 489. Bench, plain `sparse` 1 KiB LE, six processes each: 1.09–1.15 of
+//! simdutf against 0.98–1.06.
 //!
 //! Inputs of [`STREAM_MIN`] units and more (an output the caches do not
 //! keep) go on after a chunk that was all ASCII with [`ascii_stream`],
@@ -245,6 +258,15 @@
 //!     its length still read), 1.06–1.14; with the whole of
 //!     `one_outside_ascii` left out, 1.15–1.27 of simdutf: the time is in
 //!     getting that unit's bytes, however they are got.
+//!   - Fewer instructions a character, no faster (÷ the code before, two
+//!     runs of 41 rounds, 0.99–1.00 on all four texts): the `pdep` mask
+//!     and lead bits from a table by the unit's top five bits ([`FORMS`],
+//!     whose zero entry also finds a surrogate; kept: 3 instructions a
+//!     character fewer), the test that 64 units are left (for
+//!     `one_outside_ascii`'s reads) folded into the sparse loop's bound
+//!     (4 fewer, but then the last step before the end went to the dense
+//!     loop: 500 units of ASCII 0.79), the length from the vector (a unit
+//!     from `800` on) instead of from the unit read.
 //! * For long inputs, measured on 4 MiB and 64 MiB of such text (too long
 //!   for the predictor to learn), against the sparse loop:
 //!   - each half that is not ASCII found by a `tzcnt` of the units' ASCII
@@ -984,6 +1006,10 @@ unsafe fn convert_unfenced<const BE: bool>(
             two = counts.mostly_two_byte();
         }
     }
+    // SAFETY: units `0..len` are readable, bytes `o..cap` writable.
+    if let Some(written) = unsafe { ascii_end::<BE>(src, len, dst, cap, i, o) } {
+        return Stop::new(len, written, None);
+    }
     let not_small = _mm256_set1_epi16(0xF800u16 as i16);
     // The same 16 units a step.
     while len - i >= 32 && cap - o >= ROOM {
@@ -1019,6 +1045,67 @@ unsafe fn convert_unfenced<const BE: bool>(
     }
     // SAFETY: the caller's promises, and the invariants above.
     unsafe { tail::<BE>(src, len, dst, cap, i, o) }
+}
+
+/// Converts the input's last units from unit `i` and byte `o`, 1 to 64 of
+/// them, if they are ASCII and the room holds them: one step of 32 or 64
+/// units that ends at the input's end and stores their bytes, those of the
+/// units it shares with the steps before included (the same bytes again,
+/// just before `o`). Returns the bytes written in all, or `None` (having
+/// written nothing) if the units are not all ASCII, the room is short, or
+/// the input is shorter than the step.
+///
+/// A character outside ASCII moves where the ASCII runs after it stop:
+/// most texts' runs end short of the input's end, and this step takes the
+/// rest where the 16-unit steps and [`tail`] took 2 or 3 steps.
+///
+/// # Safety
+///
+/// * The CPU supports AVX2.
+/// * `src` is valid for reads of `2 * len` bytes, `dst` for writes of
+///   `cap`; `i <= len`, `o <= cap`, and units `0..i` were converted to
+///   bytes `0..o`.
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn ascii_end<const BE: bool>(
+    src: *const u8,
+    len: usize,
+    dst: *mut u8,
+    cap: usize,
+    i: usize,
+    o: usize,
+) -> Option<usize> {
+    let not_ascii = _mm256_set1_epi16(0xFF80u16 as i16);
+    let rest = len - i;
+    if rest == 0 || rest > 64 || cap - o < rest {
+        return None;
+    }
+    // The units of the step before `i` are ASCII too (the step tests them),
+    // so their bytes are the `step - rest` just before `o` (`o >= i`: no
+    // unit makes less than a byte).
+    if rest <= 32 && len >= 32 {
+        // SAFETY: units `len - 32..len` are readable.
+        let (u, v) = unsafe { load32::<BE>(src, len - 32) };
+        if _mm256_testz_si256(_mm256_or_si256(u, v), not_ascii) == 0 {
+            return None;
+        }
+        // SAFETY: bytes `o + rest - 32..o + rest` of the `cap`
+        // (`o + rest >= len >= 32`).
+        unsafe { _mm256_storeu_si256(dst.add(o + rest - 32).cast(), pack_ascii32(u, v)) };
+    } else if len >= 64 {
+        // SAFETY: units `len - 64..len` are readable.
+        let (a, b, c, d) = unsafe { load64::<BE>(src, len - 64) };
+        let all = _mm256_or_si256(_mm256_or_si256(a, b), _mm256_or_si256(c, d));
+        if _mm256_testz_si256(all, not_ascii) == 0 {
+            return None;
+        }
+        // SAFETY: bytes `o + rest - 64..o + rest` of the `cap`
+        // (`o + rest >= len >= 64`).
+        unsafe { store_ascii64(dst.add(o + rest - 64), a, b, c, d) };
+    } else {
+        return None;
+    }
+    Some(o + rest)
 }
 
 /// Goes on with an ASCII run at unit `i` and byte `o` while 64 units are
@@ -1415,12 +1502,14 @@ fn non_ascii_mask(u: __m256i, v: __m256i) -> u32 {
 /// don't-care.
 ///
 /// The unit's bytes are one `pdep` of it into the big-endian word of its
-/// form (the masks and lead bits picked by a `cmov`), byte-swapped: 11
+/// form (the mask and lead bits from [`FORMS`]), byte-swapped: 11
 /// instructions a character fewer than shifts and masks for each form
 /// (callgrind: 798 a call against 853 on 512 units with five characters;
-/// ÷ `c0c7860` 1.08–1.09 there, from 1.02–1.03). Picked by a branch instead
-/// (as the compiler first did with a plain `if`), text seen once lost
-/// 5–8 %: the branch mispredicts wherever 2- and 3-byte characters mix.
+/// ÷ `c0c7860` 1.08–1.09 there, from 1.02–1.03), with the mask and lead
+/// bits picked by `cmov`s; the table takes 3 fewer. Picked by a branch
+/// instead (as the compiler first did with a plain `if`), text seen once
+/// lost 5–8 %: the branch mispredicts wherever 2- and 3-byte characters
+/// mix.
 ///
 /// # Safety
 ///
@@ -1438,18 +1527,14 @@ unsafe fn one_outside_ascii<const BE: bool>(
     let p = outside.trailing_zeros() as usize;
     // SAFETY: unit `i + p` is readable (`p < 32`).
     let c = u32::from(unsafe { super::utf16_shared::unit_at::<BE>(src, i + p) });
-    if c & 0xF800 == 0xD800 {
+    let form = FORMS[(c >> 11) as usize];
+    if form == 0 {
         return None;
     }
     let three = usize::from(c >= 0x800);
     // `pdep` spreads the unit's bits over the continuation bytes' low six
     // bits and the lead's low bits, highest first, as a big-endian word.
-    let (mask, prefix) = core::hint::select_unpredictable(
-        three != 0,
-        (0x0F3F_3F00u32, 0xE080_8000u32),
-        (0x1F3F_0000, 0xC080_0000),
-    );
-    let bytes = (_pdep_u32(c, mask) | prefix).swap_bytes();
+    let bytes = (_pdep_u32(c, form as u32) | (form >> 32) as u32).swap_bytes();
     // SAFETY: the 4-byte store ends at `p + 4 <= 35`; units
     // `i + p + 1..i + p + 33` are readable (`p + 33 <= 64`), and their 32
     // bytes end at `p + 2 + three + 32 <= 67`.
@@ -1460,6 +1545,17 @@ unsafe fn one_outside_ascii<const BE: bool>(
     }
     Some(33 + three)
 }
+
+/// The UTF-8 form of a unit by its top five bits (`unit >> 11`): the
+/// `pdep` mask that spreads its bits over the big-endian word of its bytes
+/// (low half) and the bits of the lead and continuation bytes (high half);
+/// 0 for the surrogates.
+static FORMS: [u64; 32] = {
+    let mut forms = [0xE080_8000_0F3F_3F00u64; 32];
+    forms[0] = 0xC080_0000_1F3F_0000;
+    forms[0xD800 >> 11] = 0;
+    forms
+};
 
 /// Writes the UTF-8 of the 32 units `u`, `v` (no surrogate) at `out` by
 /// [`spread16`] and [`store16`]; returns its length.
@@ -2400,6 +2496,36 @@ mod tests {
                         }
                     }
                     check_in_exact_and_ample_room(&units);
+                }
+            }
+        }
+    }
+
+    /// ASCII endings of 0 to 70 units after ASCII text and after a character
+    /// outside ASCII (2 or 3 bytes, or a pair) at several distances from
+    /// the start: [`ascii_end`] takes them by a step of 32 or 64 units that
+    /// reaches back over units converted before, or leaves them to the
+    /// exact blocks where that step would hold the character. In exact and
+    /// ample room, and in room a byte short, where it must write nothing.
+    #[test]
+    fn ascii_endings_of_every_length() {
+        if !super::super::avx2_transcode() {
+            return;
+        }
+        let kinds: [&[u16]; 4] = [&[], &[0xE9], &[0x2019], &[0xD83D, 0xDE00]];
+        for before in [0, 17, 40, 64, 101] {
+            for kind in kinds {
+                for ending in 0..=70 {
+                    let mut units = vec![0x61u16; before];
+                    units.extend_from_slice(kind);
+                    units.resize(units.len() + ending, 0x62);
+                    if units.len() < 16 {
+                        // Left to the scalar kernel.
+                        continue;
+                    }
+                    check_in_exact_and_ample_room(&units);
+                    let need = String::from_utf16(&units).unwrap().len();
+                    assert!(check_kernel(&units, need - 1) < units.len());
                 }
             }
         }
