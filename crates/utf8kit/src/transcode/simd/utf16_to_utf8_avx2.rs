@@ -1006,7 +1006,8 @@ unsafe fn convert_unfenced<const BE: bool>(
             two = counts.mostly_two_byte();
         }
     }
-    // SAFETY: units `0..len` are readable, bytes `o..cap` writable.
+    // SAFETY: the caller's promises; `i <= len`, `o <= cap`, and units
+    // `0..i` are converted to bytes `0..o`.
     if let Some(written) = unsafe { ascii_end::<BE>(src, len, dst, cap, i, o) } {
         return Stop::new(len, written, None);
     }
