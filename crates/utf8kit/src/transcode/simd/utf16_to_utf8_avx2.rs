@@ -1095,11 +1095,7 @@ unsafe fn ascii_end<const BE: bool>(
         unsafe { _mm256_storeu_si256(dst.add(o + rest - 32).cast(), pack_ascii32(u, v)) };
     } else if len >= 64 {
         // SAFETY: units `len - 64..len` are readable.
-        let (a, b, c, d) = unsafe { load64::<BE>(src, len - 64) };
-        let all = _mm256_or_si256(_mm256_or_si256(a, b), _mm256_or_si256(c, d));
-        if _mm256_testz_si256(all, not_ascii) == 0 {
-            return None;
-        }
+        let (a, b, c, d) = unsafe { ascii64::<BE>(src, len - 64) }?;
         // SAFETY: bytes `o + rest - 64..o + rest` of the `cap`
         // (`o + rest >= len >= 64`).
         unsafe { store_ascii64(dst.add(o + rest - 64), a, b, c, d) };
