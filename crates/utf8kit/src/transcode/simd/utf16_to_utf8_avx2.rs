@@ -1503,14 +1503,14 @@ fn non_ascii_mask(u: __m256i, v: __m256i) -> u32 {
 /// don't-care.
 ///
 /// The unit's bytes are one `pdep` of it into the big-endian word of its
-/// form (the mask and lead bits from [`FORMS`]), byte-swapped: 11
-/// instructions a character fewer than shifts and masks for each form
+/// form (the mask and lead bits from [`FORMS`]), byte-swapped. With the
+/// mask and lead bits picked by two `cmov`s, that was 11 instructions a
+/// character fewer than building both forms by shifts and masks
 /// (callgrind: 798 a call against 853 on 512 units with five characters;
-/// ÷ `c0c7860` 1.08–1.09 there, from 1.02–1.03), with the mask and lead
-/// bits picked by `cmov`s; the table takes 3 fewer. Picked by a branch
-/// instead (as the compiler first did with a plain `if`), text seen once
-/// lost 5–8 %: the branch mispredicts wherever 2- and 3-byte characters
-/// mix.
+/// ÷ `c0c7860` 1.08–1.09 there, from 1.02–1.03); the table takes 3 fewer
+/// again, at the same speed. Picked by a branch instead (as the compiler
+/// first did with a plain `if`), text seen once lost 5–8 %: the branch
+/// mispredicts wherever 2- and 3-byte characters mix.
 ///
 /// # Safety
 ///
