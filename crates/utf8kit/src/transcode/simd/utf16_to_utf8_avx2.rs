@@ -263,7 +263,7 @@
 //!     `one_outside_ascii` left out, 1.15–1.27 of simdutf: the time is in
 //!     getting that unit's bytes, however they are got.
 //!   - Fewer instructions a character, no faster (÷ the code before, two
-//!     runs of 41 rounds, 0.99–1.00 on all four texts): the `pdep` mask
+//!     runs of 41 rounds, 0.98–1.05 on the four texts): the `pdep` mask
 //!     and lead bits from a table by the unit's top five bits ([`FORMS`],
 //!     whose zero entry also finds a surrogate; kept: 3 instructions a
 //!     character fewer), the test that 64 units are left (for
