@@ -40,22 +40,16 @@ const fn four_byte_lead_bits(w: u64) -> u64 {
 }
 
 /// The number of bytes that are not continuation bytes (`80..=BF`), by the
-/// SIMD code of `engine` if it has some for this length: AVX-512 (with
-/// `popcnt` up to [`POPCNT_MAX`](count_avx512::POPCNT_MAX)), AVX2 (every
-/// length) or SSE4.1.
+/// SIMD code of `engine` if it has some for this length: AVX-512, AVX2
+/// (every length) or SSE4.1.
 #[inline]
 fn simd_count_non_continuation(engine: Engine, bytes: &[u8]) -> Option<usize> {
     match engine {
         #[cfg(target_arch = "x86_64")]
         Engine::Avx512 if bytes.len() >= AVX512_MIN => {
-            Some(if bytes.len() <= count_avx512::POPCNT_MAX {
-                // SAFETY: `Engine::Avx512` is only chosen when the CPU has its
-                // features, which include AVX-512 F, BW and POPCNT.
-                unsafe { count_avx512::count_chars_popcnt(bytes) }
-            } else {
-                // SAFETY: as above (AVX-512 F and BW).
-                unsafe { count_avx512::count_chars(bytes) }
-            })
+            // SAFETY: `Engine::Avx512` is only chosen when the CPU has its
+            // features, which include AVX-512 F, BW and POPCNT.
+            Some(unsafe { count_avx512::count_chars(bytes) })
         }
         #[cfg(target_arch = "x86_64")]
         Engine::Avx2 => {

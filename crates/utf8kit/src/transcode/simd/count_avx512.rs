@@ -5,98 +5,35 @@
 //!
 //! A byte starts a character unless it is a continuation byte, which as an
 //! `i8` is `-128..=-65`: one compare against `-65` per 64 bytes gives a
-//! mask of the lead bytes. Four registers a step each add 1 to their own
-//! byte counters under that mask (`vpaddb` with a write mask; no `popcnt`
-//! and no `kmov` per register). Every 63 steps the four counters are added
-//! bytewise (at most 4 × 63 = 252, no wrap) and `vpsadbw` sums them into
-//! 64-bit lanes; one horizontal sum at the end gives the count, so a short
-//! input pays for one reduction, not five.
+//! mask of the lead bytes, and `popcnt` counts it. The last 1..=63 bytes
+//! are read with a masked load and counted under the same mask.
+//!
+//! Per 64 bytes that is a compare into a mask register (port 5 on Intel),
+//! a `kmovq` and a `popcnt`, each on a port of its own.
+//!
+//! # Tried and dropped
+//!
+//! Counting into byte counters (four registers, `vpsubb` of the lead mask,
+//! `vpsadbw` every 63 steps), which this kernel used past 2 KiB until
+//! 2026-11-27. LLVM turns the masked subtraction back into a vector
+//! (`vpmovm2b`, port 5 again) and a `vpsubb`, so the compare and that
+//! conversion share one port: on an Intel Xeon with AVX-512 FP16, 72–73 GB/s
+//! at 64 KiB and 1 MiB, against 151–171 for the `popcnt` loop (and
+//! `bytecount` 110–114, simdutf 85–89). It was the faster one on Zen 4 past
+//! a few KiB, where the `popcnt` loop had been measured only up to 2 KiB.
 
 use core::arch::x86_64::*;
 
-/// Steps between two flushes of the byte counters: each of the four
-/// counters gains at most 1 per step, so after 63 steps their bytewise sum
-/// is at most 252 and cannot wrap.
-const FLUSH: usize = 63;
-
-/// The sums of each 8 bytes of `v`, in 64-bit lanes.
-#[target_feature(enable = "avx512f,avx512bw")]
-#[inline]
-fn sum_bytes(v: __m512i) -> __m512i {
-    _mm512_sad_epu8(v, _mm512_setzero_si512())
-}
-
-/// Adds 1 to each byte of `acc` where `v` holds a byte that starts a
-/// character (not `80..=BF`) and `present` has its bit set.
-#[target_feature(enable = "avx512f,avx512bw")]
-#[inline]
-fn add_leads(acc: __m512i, v: __m512i, present: u64) -> __m512i {
-    let lead = _mm512_mask_cmpgt_epi8_mask(present, v, _mm512_set1_epi8(-65));
-    _mm512_mask_sub_epi8(acc, lead, acc, _mm512_set1_epi8(-1))
-}
-
 /// The number of bytes of `bytes` that are not continuation bytes
-/// (`80..=BF`): the number of characters of valid UTF-8.
-///
-/// # Safety
-///
-/// * The CPU supports the enabled features.
-#[target_feature(enable = "avx512f,avx512bw")]
-pub(crate) unsafe fn count_chars(bytes: &[u8]) -> usize {
-    let (blocks, tail) = bytes.as_chunks::<256>();
-    let zero = _mm512_setzero_si512();
-    // The counts so far, in 64-bit lanes.
-    let mut sums = zero;
-    for group in blocks.chunks(FLUSH) {
-        let (mut c0, mut c1, mut c2, mut c3) = (zero, zero, zero, zero);
-        for block in group {
-            let p = block.as_ptr();
-            // SAFETY: `block` is 256 readable bytes.
-            let (v0, v1, v2, v3) = unsafe {
-                (
-                    _mm512_loadu_si512(p.cast()),
-                    _mm512_loadu_si512(p.add(64).cast()),
-                    _mm512_loadu_si512(p.add(128).cast()),
-                    _mm512_loadu_si512(p.add(192).cast()),
-                )
-            };
-            c0 = add_leads(c0, v0, u64::MAX);
-            c1 = add_leads(c1, v1, u64::MAX);
-            c2 = add_leads(c2, v2, u64::MAX);
-            c3 = add_leads(c3, v3, u64::MAX);
-        }
-        // Every counter byte is at most 63, so the bytewise sum of the
-        // four is at most 252.
-        let c = _mm512_add_epi8(_mm512_add_epi8(c0, c1), _mm512_add_epi8(c2, c3));
-        sums = _mm512_add_epi64(sums, sum_bytes(c));
-    }
-    // At most 4 more registers, the last one masked to the bytes present:
-    // each counter gains at most 4.
-    let mut acc = zero;
-    for part in tail.chunks(64) {
-        // `part` is 1..=64 bytes long.
-        let present = u64::MAX >> (64 - part.len());
-        // SAFETY: the mask enables the `part.len() <= 64` readable bytes
-        // only; masked-off bytes are not read and cannot fault.
-        let v = unsafe { _mm512_maskz_loadu_epi8(present, part.as_ptr().cast()) };
-        acc = add_leads(acc, v, present);
-    }
-    _mm512_reduce_add_epi64(_mm512_add_epi64(sums, sum_bytes(acc))) as usize
-}
-
-/// Inputs up to this long are better counted by [`count_chars_popcnt`]:
-/// no byte counters to sum across the register at the end, whose latency
-/// costs more than the `popcnt`s save for a few KiB.
-pub(crate) const POPCNT_MAX: usize = 2048;
-
-/// [`count_chars`] one register at a time: the lead mask of each 64 bytes
-/// (the last ones masked to the bytes present), counted by `popcnt`.
+/// (`80..=BF`): the number of characters of valid UTF-8. The lead mask of
+/// each 64 bytes (the last ones masked to the bytes present), counted by
+/// `popcnt`.
 ///
 /// # Safety
 ///
 /// * The CPU supports the enabled features.
 #[target_feature(enable = "avx512f,avx512bw,popcnt")]
-pub(crate) unsafe fn count_chars_popcnt(bytes: &[u8]) -> usize {
+pub(crate) unsafe fn count_chars(bytes: &[u8]) -> usize {
     let (blocks, tail) = bytes.as_chunks::<64>();
     let lead = |v: __m512i, present: u64| {
         _mm512_mask_cmpgt_epi8_mask(present, v, _mm512_set1_epi8(-65)).count_ones() as usize

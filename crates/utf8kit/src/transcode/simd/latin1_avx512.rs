@@ -1,5 +1,5 @@
 //! AVX-512 Latin-1 ⇄ UTF-8, and the UTF-8 length of Latin-1 (the Latin-1
-//! length of UTF-8 is `count_avx512::count_chars`).
+//! length of UTF-8 is the character count of `count_avx512`).
 //!
 //! # Latin-1 → UTF-8
 //!
@@ -103,7 +103,7 @@
 //! loop has one `vpcompressb` per block, and the extra load and compare
 //! cost more than the wait they remove.
 
-use super::Progress;
+use super::{Progress, prefetch_output};
 use core::arch::x86_64::*;
 
 /// The low `n` bits set, for `n <= 64`.
@@ -242,6 +242,7 @@ unsafe fn ascii_pairs(
         if _mm512_movepi8_mask(_mm512_or_si512(a, b)) != 0 {
             break;
         }
+        prefetch_output(dst, o, cap);
         // SAFETY: `o + 128 <= cap`.
         unsafe {
             let out = dst.add(o);
