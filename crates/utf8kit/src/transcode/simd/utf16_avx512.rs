@@ -62,6 +62,27 @@ const fn shift_down(n: usize) -> [u8; 64] {
 static NEXT1: [u8; 64] = shift_down(1);
 static NEXT2: [u8; 64] = shift_down(2);
 
+/// `vpermb` indices giving 16-bit lane `k` the bytes `k + n` (low byte)
+/// and `k + n + 1` (high byte), for `k` in `0..32`.
+const fn byte_pairs(n: usize) -> [u8; 64] {
+    let mut index = [0u8; 64];
+    let mut k = 0;
+    while k < 32 {
+        index[2 * k] = (k + n) as u8;
+        index[2 * k + 1] = (k + n + 1) as u8;
+        k += 1;
+    }
+    index
+}
+
+/// Lane `k` of 16 bits: bytes `k` and `k + 1` ([`bmp_block_ahead`]).
+static PAIR0: [u8; 64] = byte_pairs(0);
+/// Lane `k` of 16 bits: byte `k + 2` (its high byte is zeroed by the mask
+/// [`EVEN_BYTES`]).
+static PAIR2: [u8; 64] = byte_pairs(2);
+/// The low byte of every 16-bit lane.
+const EVEN_BYTES: u64 = 0x5555_5555_5555_5555;
+
 /// `vpternlogd` truth tables from the canonical operands.
 const A: i32 = 0xF0;
 const B: i32 = 0xCC;
@@ -299,6 +320,74 @@ unsafe fn bmp_block<const BE: bool, const MASKED: bool>(v: __m512i, m: u64, out:
         store_units::<BE, MASKED>(out, _mm512_maskz_compress_epi16(m0, lo), n0);
         store_units::<BE, MASKED>(out.add(2 * n0), _mm512_maskz_compress_epi16(m1, hi), n1);
     }
+}
+
+/// Converts the characters whose leads are in `m` (none of them 4 bytes
+/// long; any of the 64 lanes) of the block `v`, reading the bytes of those
+/// that end past it from `ahead` (the 64 bytes from the block's lane 32),
+/// and stores their `m.count_ones()` units at `out`; returns that count.
+///
+/// A block that takes every lead moves on by 64 bytes whatever its
+/// contents, so the next block's load never waits for this one's masks
+/// (the step of [`block`] ends before its last lead, a chain of a compare,
+/// a mask move and a `lzcnt` from one load to the next). The 16-bit lanes
+/// are made from the bytes directly: one `vpermb` gives lane `k` the bytes
+/// `k` and `k + 1` of its half, a zero-masked one the byte `k + 2`, and
+/// shifts and one bit select decode them (no widening of three registers
+/// and no extracts of halves, which all run on one port on Intel).
+///
+/// # Safety
+///
+/// * `2 * m.count_ones()` bytes at `out` are writable, or, if not
+///   `MASKED`, 128 bytes (the second store starts at most 64 bytes in).
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi1,bmi2,popcnt")]
+#[inline]
+pub(crate) unsafe fn bmp_block_ahead<const BE: bool, const MASKED: bool>(
+    v: __m512i,
+    ahead: __m512i,
+    m: u64,
+    out: *mut u8,
+) -> usize {
+    let two = _mm512_cmpge_epu8_mask(v, _mm512_set1_epi8(0xC0u8 as i8));
+    let three = _mm512_cmpge_epu8_mask(v, _mm512_set1_epi8(0xE0u8 as i8));
+    let lo = bmp_units(v, two as u32, three as u32);
+    let hi = bmp_units(ahead, (two >> 32) as u32, (three >> 32) as u32);
+    let (m0, m1) = (m as u32, (m >> 32) as u32);
+    let (n0, n1) = (m0.count_ones() as usize, m1.count_ones() as usize);
+    // SAFETY: the stores write units `0..n0` and `n0..n0 + n1` of `out`,
+    // which the caller makes writable.
+    unsafe {
+        store_units::<BE, MASKED>(out, _mm512_maskz_compress_epi16(m0, lo), n0);
+        store_units::<BE, MASKED>(out.add(2 * n0), _mm512_maskz_compress_epi16(m1, hi), n1);
+    }
+    n0 + n1
+}
+
+/// The UTF-16 unit each of the lanes `0..32` of `v` decodes to if it is
+/// the lead of a 1–3 byte character (whose bytes are the lanes after it);
+/// `two` marks leads `>= C0`, `three` leads `>= E0`.
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+#[inline]
+fn bmp_units(v: __m512i, two: u32, three: u32) -> __m512i {
+    // w = c | c1 << 8, t = c2 (the lead and the two bytes after it).
+    let w = _mm512_permutexvar_epi8(table(&PAIR0), v);
+    let t = _mm512_maskz_permutexvar_epi8(EVEN_BYTES, table(&PAIR2), v);
+    // A 2-byte character: bits 6..=10 from `w << 6` (c & 1F), the rest
+    // from `w >> 8` (c1, whose bits 6 and 7 fall in the selected bits).
+    let x = _mm512_ternarylogic_epi32::<{ (A & B) | (!A & C) }>(
+        _mm512_set1_epi16(0x07C0),
+        _mm512_slli_epi16::<6>(w),
+        _mm512_srli_epi16::<8>(w),
+    );
+    // A 3-byte character: x << 6 | c2 & 3F (the lead's marker bits shift
+    // out of the 16-bit lane).
+    let y = _mm512_ternarylogic_epi32::<A_OR_B_AND_C>(
+        _mm512_slli_epi16::<6>(x),
+        t,
+        _mm512_set1_epi16(0x3F),
+    );
+    let ascii = _mm512_and_si512(w, _mm512_set1_epi16(0xFF));
+    _mm512_mask_mov_epi16(_mm512_mask_mov_epi16(ascii, two, x), three, y)
 }
 
 /// The UTF-16 unit each lead lane of 32 bytes decodes to (1–3 byte

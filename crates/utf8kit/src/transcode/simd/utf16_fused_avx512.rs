@@ -29,7 +29,7 @@
 //! and the caller finishes: the rest must still be checked (an invalid
 //! input is `Invalid` even when the buffer is too small) and counted.
 
-use super::utf16_avx512::{ROOM16, block, order16, store_units};
+use super::utf16_avx512::{ROOM16, block, bmp_block_ahead, order16, store_units};
 use crate::validate::simd::Vector;
 use crate::validate::simd::lookup::Consts;
 use core::arch::x86_64::*;
@@ -250,6 +250,10 @@ unsafe fn utf8_to_utf16_long<const BE: bool>(src: &[u8], dst: *mut u8, cap: usiz
 /// aligned non-temporal stores ([`ascii_stream`]).
 const STREAM_MIN: usize = 8 << 20;
 
+/// Input left from which the fused loop runs: a block and the 32 bytes
+/// after it that [`bmp_block_ahead`] reads with its second register.
+const AHEAD_MIN: usize = 96;
+
 /// Inputs at least this long (and shorter than [`STREAM_MIN`]) first align
 /// the output for the ASCII stores.
 const ALIGN_MIN: usize = 512;
@@ -416,12 +420,18 @@ unsafe fn fused<const BE: bool>(src: &[u8], dst: *mut u8, cap: usize, from: usiz
     let mut i = from;
     let mut o = from;
     // Invariants: `i <= len`, `o <= cap`, `src[..i]` is valid and
-    // converted to `o` units, and every lane of the blocks checked so far
-    // passed.
-    while len - i > 64 && cap - o >= ROOM16 {
+    // converted to `o` units (and, after a block of `bmp_block_ahead`, the
+    // character of its last lead too, which may end past `i`), and every
+    // lane of the blocks checked so far passed.
+    // Whether the last block was converted by `bmp_block_ahead`: its last
+    // character may be cut short by the bytes of this one, which is then
+    // checked even if it is all ASCII (a cut is flagged at the byte after
+    // it).
+    let mut after_ahead = false;
+    while len - i >= AHEAD_MIN && cap - o >= ROOM16 {
         // SAFETY: `i + 64 < len`: the block is readable.
         let v = unsafe { _mm512_loadu_si512(ptr.add(i).cast()) };
-        if _mm512_movepi8_mask(v) != 0 {
+        if _mm512_movepi8_mask(v) != 0 || after_ahead {
             let (p1, p2, p3) = if i >= 3 {
                 // SAFETY: `i - 3 + 64 < len`: the three blocks are readable.
                 unsafe {
@@ -446,7 +456,24 @@ unsafe fn fused<const BE: bool>(src: &[u8], dst: *mut u8, cap: usize, from: usiz
             if flagged != 0 {
                 return Fused::invalid(failed_at(i, flagged));
             }
+            // No 4-byte character: every lead's character, whole, moving
+            // on by 64 (a character of the last lanes is read from the
+            // next block, whose check comes with it).
+            if _mm512_cmpge_epu8_mask(v, _mm512_set1_epi8(0xF0u8 as i8)) == 0 {
+                let leads = _mm512_cmpgt_epi8_mask(v, _mm512_set1_epi8(-65));
+                // SAFETY: `i + 96 <= len`: the 64 bytes from `i + 32` are
+                // readable; `o + ROOM16 <= cap`: 128 bytes at `dst + 2 * o`
+                // are writable, and the block makes at most 64 units.
+                unsafe {
+                    let ahead = _mm512_loadu_si512(ptr.add(i + 32).cast());
+                    o += bmp_block_ahead::<BE, false>(v, ahead, leads, dst.add(2 * o));
+                }
+                i += 64;
+                after_ahead = true;
+                continue;
+            }
         }
+        after_ahead = false;
         // SAFETY: `o + ROOM16 <= cap`: `2 * ROOM16` bytes at `dst + 2 * o`
         // are writable, which covers every store of a plain step.
         match unsafe { block::<BE, false>(v, u64::MAX, false, dst.add(2 * o), ROOM16) } {
@@ -457,6 +484,18 @@ unsafe fn fused<const BE: bool>(src: &[u8], dst: *mut u8, cap: usize, from: usiz
             // Only for lack of room (the block is valid, so it has a lead
             // after its first byte): the masked steps decide.
             None => break,
+        }
+    }
+    // A character that the last block converted may end past `i`: start
+    // again at its lead, one unit back (`bmp_block_ahead` made it), so that
+    // the masked steps check its continuation bytes and stop, if they
+    // must, at a character boundary.
+    if let Some(back) = (1..=3.min(i - from)).find(|&k| (src[i - k] as i8) >= -64) {
+        let lead = src[i - back];
+        let width = 1 + usize::from(lead >= 0xC0) + usize::from(lead >= 0xE0);
+        if width > back {
+            i -= back;
+            o -= 1;
         }
     }
     while i < len {
