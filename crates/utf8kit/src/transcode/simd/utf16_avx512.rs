@@ -350,8 +350,19 @@ pub(crate) unsafe fn bmp_block_ahead<const BE: bool, const MASKED: bool>(
 ) -> usize {
     let two = _mm512_cmpge_epu8_mask(v, _mm512_set1_epi8(0xC0u8 as i8));
     let three = _mm512_cmpge_epu8_mask(v, _mm512_set1_epi8(0xE0u8 as i8));
-    let lo = bmp_units(v, two as u32, three as u32);
-    let hi = bmp_units(ahead, (two >> 32) as u32, (three >> 32) as u32);
+    // Text in a 2-byte script has no 3-byte characters in most blocks:
+    // those skip the third byte's permute and decoding.
+    let (lo, hi) = if three == 0 {
+        (
+            bmp_units::<false>(v, two as u32, 0),
+            bmp_units::<false>(ahead, (two >> 32) as u32, 0),
+        )
+    } else {
+        (
+            bmp_units::<true>(v, two as u32, three as u32),
+            bmp_units::<true>(ahead, (two >> 32) as u32, (three >> 32) as u32),
+        )
+    };
     let (m0, m1) = (m as u32, (m >> 32) as u32);
     let (n0, n1) = (m0.count_ones() as usize, m1.count_ones() as usize);
     // SAFETY: the stores write units `0..n0` and `n0..n0 + n1` of `out`,
@@ -365,13 +376,12 @@ pub(crate) unsafe fn bmp_block_ahead<const BE: bool, const MASKED: bool>(
 
 /// The UTF-16 unit each of the lanes `0..32` of `v` decodes to if it is
 /// the lead of a 1–3 byte character (whose bytes are the lanes after it);
-/// `two` marks leads `>= C0`, `three` leads `>= E0`.
+/// `two` marks leads `>= C0`, `three` leads `>= E0` (none unless `THREE`).
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
 #[inline]
-fn bmp_units(v: __m512i, two: u32, three: u32) -> __m512i {
-    // w = c | c1 << 8, t = c2 (the lead and the two bytes after it).
+fn bmp_units<const THREE: bool>(v: __m512i, two: u32, three: u32) -> __m512i {
+    // w = c | c1 << 8 (the lead and the byte after it).
     let w = _mm512_permutexvar_epi8(table(&PAIR0), v);
-    let t = _mm512_maskz_permutexvar_epi8(EVEN_BYTES, table(&PAIR2), v);
     // A 2-byte character: bits 6..=10 from `w << 6` (c & 1F), the rest
     // from `w >> 8` (c1, whose bits 6 and 7 fall in the selected bits).
     let x = _mm512_ternarylogic_epi32::<{ (A & B) | (!A & C) }>(
@@ -379,15 +389,20 @@ fn bmp_units(v: __m512i, two: u32, three: u32) -> __m512i {
         _mm512_slli_epi16::<6>(w),
         _mm512_srli_epi16::<8>(w),
     );
-    // A 3-byte character: x << 6 | c2 & 3F (the lead's marker bits shift
-    // out of the 16-bit lane).
+    let ascii = _mm512_and_si512(w, _mm512_set1_epi16(0xFF));
+    let units = _mm512_mask_mov_epi16(ascii, two, x);
+    if !THREE {
+        return units;
+    }
+    // A 3-byte character: x << 6 | c2 & 3F, with c2 the second byte after
+    // the lead (the lead's marker bits shift out of the 16-bit lane).
+    let c2 = _mm512_maskz_permutexvar_epi8(EVEN_BYTES, table(&PAIR2), v);
     let y = _mm512_ternarylogic_epi32::<A_OR_B_AND_C>(
         _mm512_slli_epi16::<6>(x),
-        t,
+        c2,
         _mm512_set1_epi16(0x3F),
     );
-    let ascii = _mm512_and_si512(w, _mm512_set1_epi16(0xFF));
-    _mm512_mask_mov_epi16(_mm512_mask_mov_epi16(ascii, two, x), three, y)
+    _mm512_mask_mov_epi16(units, three, y)
 }
 
 /// The UTF-16 unit each lead lane of 32 bytes decodes to (1–3 byte

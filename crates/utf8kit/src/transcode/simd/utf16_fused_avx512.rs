@@ -1,18 +1,41 @@
 //! AVX-512 UTF-8 → UTF-16 that validates and converts in one pass.
 //!
-//! The loop is the converter's ([`utf16_avx512::block`](super::utf16_avx512::block)): 64 bytes per
-//! step, each step starting where the previous one stopped (before its
-//! last lead byte, so the start moves by 61 to 64 bytes). Before a block is
-//! converted it is checked with the Keiser–Lemire lookup rules of the
-//! validator (`validate::simd::lookup`), with one change that the moving
-//! start asks for: the bytes one, two and three before each lane are
-//! loaded from memory (the input is there, in L1) instead of being shifted
-//! in from the previous register, so no state carries from step to step.
+//! 64 bytes per step. A block without 4-byte characters is converted whole
+//! by [`bmp_block_ahead`](super::utf16_avx512::bmp_block_ahead), which
+//! reads the bytes of a last character that ends past the block from
+//! memory, and the next step starts 64 bytes on (maybe inside that
+//! character, whose continuation bytes are then not leads and make no
+//! unit). Any other block goes through the converter's step
+//! ([`utf16_avx512::block`](super::utf16_avx512::block)), which ends
+//! before its last lead byte (the start then moves by 61 to 64 bytes).
+//! Before a block is converted it is checked with the Keiser–Lemire lookup
+//! rules of the validator (`validate::simd::lookup`), with one change that
+//! the moving start asks for: the bytes one, two and three before each lane
+//! are loaded from memory (the input is there, in L1) instead of being
+//! shifted in from the previous register, so no state carries from step to
+//! step.
+//!
+//! Why the fixed stride: a step that ends before its last lead makes the
+//! next load wait for this block's lead mask (a compare into a mask, a
+//! mask move, a `lzcnt`), one block after the other. On an Intel Xeon with
+//! AVX-512 FP16 (2026-11-27, 1 MiB, ÷ simdutf) the 2-byte scripts went
+//! from 0.85–0.89 to 1.00–1.10 (Arabic, Hebrew, Russian) and the CJK and
+//! Hindi files from 1.18–1.25 to 1.38–1.53; skipping the third byte in
+//! blocks without 3-byte characters then brought the 2-byte scripts to
+//! 1.20–1.27 (CJK and Hindi 1.42–1.45).
 //!
 //! * An all-ASCII block is widened and stored without any check: every
 //!   byte before it was checked with the step before it (whose lanes reach
 //!   at least to this block's first byte), and a sequence cut short by an
-//!   ASCII byte is flagged at that byte, which was one of those lanes.
+//!   ASCII byte is flagged at that byte, which was one of those lanes. Not
+//!   after a block of `bmp_block_ahead`, whose lanes end where this block
+//!   starts: a character it left unfinished is cut short by this block's
+//!   first bytes, so this block is checked too.
+//! * When the loop ends (for room, or 96 bytes before the end of the
+//!   input) inside a character that its last block converted, the masked
+//!   steps start again at that character's lead, one unit back, so that
+//!   its continuation bytes are checked and every stop is at a character
+//!   boundary.
 //! * Any other block gets the full check of all 64 lanes before it is
 //!   converted. A flagged lane is at most three bytes after the start of
 //!   the first invalid sequence (no earlier lane was flagged), so the exact
