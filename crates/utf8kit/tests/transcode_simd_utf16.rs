@@ -1134,3 +1134,24 @@ fn runs_of_supplementary_characters_at_every_offset() {
         }
     }
 }
+
+/// ASCII runs of every length up to 300 units, then a unit of every kind
+/// and more ASCII: the AVX-512 kernel's 128-unit ASCII steps (after a
+/// 32-unit step of ASCII) stop at every position, and end at every
+/// distance from the input's end.
+#[test]
+fn ascii_runs_ending_at_every_position() {
+    let tails: [&[u16]; 5] = [&[0xE9], &[0x20AC], &[0xD83D, 0xDE00], &[0xD800], &[0xDC00]];
+    for n in 0..300u16 {
+        let run: Vec<u16> = (0..n).map(|k| u16::from(b'a') + k % 26).collect();
+        check_utf16(&run);
+        for tail in tails {
+            for after in [0, 1, 130] {
+                let mut units = run.clone();
+                units.extend_from_slice(tail);
+                units.extend(std::iter::repeat_n(u16::from(b'z'), after));
+                check_utf16(&units);
+            }
+        }
+    }
+}
