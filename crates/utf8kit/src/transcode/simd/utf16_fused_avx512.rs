@@ -19,8 +19,8 @@
 //! next load wait for this block's lead mask (a compare into a mask, a
 //! mask move, a `lzcnt`), one block after the other. On an Intel Xeon with
 //! AVX-512 FP16 (2026-11-27, 1 MiB, ÷ simdutf) the 2-byte scripts went
-//! from 0.85–0.89 to 1.00–1.10 (Arabic, Hebrew, Russian) and the CJK and
-//! Hindi files from 1.18–1.25 to 1.38–1.53; skipping the third byte in
+//! from 0.85–0.98 to 1.00–1.10 (Arabic, Hebrew, Russian) and the CJK and
+//! Hindi files from 1.20–1.27 to 1.46–1.53; skipping the third byte in
 //! blocks without 3-byte characters then brought the 2-byte scripts to
 //! 1.20–1.27 (CJK and Hindi 1.42–1.45).
 //!
