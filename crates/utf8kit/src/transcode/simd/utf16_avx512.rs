@@ -2,9 +2,14 @@
 //!
 //! # UTF-8 → UTF-16 (input known to be valid)
 //!
-//! 64 bytes per step. An all-ASCII block widens to 64 units. Otherwise the
-//! block ends before its last lead byte (that character may continue in the
-//! next block; in valid UTF-8 there is a lead among any 4 bytes, so a step
+//! 64 bytes per step. An all-ASCII block widens to 64 units. In the bulk
+//! loop, a block without 4-byte characters takes all of its leads,
+//! reading the bytes of a last character that ends past it from the next
+//! block, and the next step starts 64 bytes on ([`bmp_block_ahead`]: each
+//! lead's unit from `vpermb` byte pairs in 16-bit lanes, one `vpcompressw`
+//! per half). Otherwise (and in the masked steps at the end) the block ends
+//! before its last lead byte (that character may continue in the next
+//! block; in valid UTF-8 there is a lead among any 4 bytes, so a step
 //! advances at least 61 bytes), and:
 //!
 //! * no 4-byte character: each character is decoded *at its lead byte's
