@@ -288,13 +288,13 @@ pub(crate) unsafe fn copy_short(src: *const u8, dst: *mut u8, n: usize) {
 /// read in (the hardware prefetchers follow loads, not stores), so a copy
 /// whose output is in L2 or L3 runs at the speed of those reads, one after
 /// the other. Asking for the lines 2 KiB (32 lines) ahead keeps several in
-/// flight. Measured on an Intel Xeon with AVX-512 FP16 (2026-11-27; ASCII
-/// copy, 128-byte steps, two prefetches a
-/// step, ÷ the same loop without them): 1.08–1.09 at 64 KiB, 1.08–1.11 at 1
-/// MiB for any distance from 256 B to 4 KiB, 1.00 at 4 MiB; `prefetchw`
-/// (for writing) measured the same as `prefetcht0`.
+/// flight. Measured on an Intel Xeon with AVX-512 FP16 (2026-11-27; an
+/// ASCII copy in 128-byte steps with two prefetches a step, ÷ the same
+/// loop without them): 1.08–1.09 at 64 KiB and 1.08–1.13 at 1 MiB for any
+/// distance from 256 B to 4 KiB, 1.00 at 4 MiB; `prefetchw` (for writing)
+/// measured the same as `prefetcht0`.
 #[cfg(target_arch = "x86_64")]
-pub(crate) const STORE_AHEAD: usize = 2048;
+const STORE_AHEAD: usize = 2048;
 
 /// Asks the CPU for the two cache lines [`STORE_AHEAD`] bytes after offset
 /// `o` of the output at `dst` (`cap` bytes), or the last two of the output

@@ -5,7 +5,7 @@
 //! 64 bytes per step. An all-ASCII block widens to 64 units. In the bulk
 //! loop, a block without 4-byte characters takes all of its leads,
 //! reading the bytes of a last character that ends past it from the next
-//! block, and the next step starts 64 bytes on ([`bmp_block_ahead`]: each
+//! block, and the next step starts 64 bytes on ([`whole_block`]: each
 //! lead's unit from `vpermb` byte pairs in 16-bit lanes, one `vpcompressw`
 //! per half). Otherwise (and in the masked steps at the end) the block ends
 //! before its last lead byte (that character may continue in the next
@@ -82,7 +82,7 @@ const fn byte_pairs(n: usize) -> [u8; 64] {
     index
 }
 
-/// Lane `k` of 16 bits: bytes `k` and `k + 1` ([`bmp_block_ahead`]).
+/// Lane `k` of 16 bits: bytes `k` and `k + 1` ([`bmp_units`]).
 static PAIR0: [u8; 64] = byte_pairs(0);
 /// Lane `k` of 16 bits: byte `k + 2` (its high byte is zeroed by the mask
 /// [`EVEN_BYTES`]).
@@ -142,7 +142,7 @@ pub(crate) unsafe fn utf8_to_utf16<const BE: bool>(
     let mut i = 0;
     let mut o = 0;
     // Invariants: `i <= src.len()`, `o <= cap`; after a block of
-    // `bmp_block_ahead`, the character of its last lead is converted too,
+    // `whole_block`, the character of its last lead is converted too,
     // and may end past `i`.
     while src.len() - i >= 96 && cap - o >= ROOM16 {
         // SAFETY: `i + 64 <= src.len()`: the block is readable.
@@ -152,19 +152,15 @@ pub(crate) unsafe fn utf8_to_utf16<const BE: bool>(
         // with AVX-512 FP16, 1 MiB: Arabic, Hebrew, Russian 7.3–8.4 →
         // 14.9–15.9 GB/s, CJK and Hindi 9.2–9.7 → 12.1–12.5; lossy UTF-8
         // → UTF-16 of the 2-byte scripts 5.0–5.1 → 5.5–6.6.
-        if _mm512_movepi8_mask(v) != 0
-            && _mm512_cmpge_epu8_mask(v, _mm512_set1_epi8(0xF0u8 as i8)) == 0
-        {
-            let leads = _mm512_cmpgt_epi8_mask(v, _mm512_set1_epi8(-65));
-            // SAFETY: `i + 96 <= src.len()`: the 64 bytes from `i + 32`
-            // are readable; `o + ROOM16 <= cap`: 128 bytes at `dst + 2 * o`
-            // are writable, and the block makes at most 64 units.
-            unsafe {
-                let ahead = _mm512_loadu_si512(src.as_ptr().add(i + 32).cast());
-                o += bmp_block_ahead::<BE, false>(v, ahead, leads, dst.add(2 * o));
+        if _mm512_movepi8_mask(v) != 0 {
+            // SAFETY: `i + 96 <= src.len()` bytes are readable; `o + ROOM16
+            // <= cap`: 128 bytes at `dst + 2 * o` are writable.
+            let whole = unsafe { whole_block::<BE>(v, src.as_ptr().add(i), dst.add(2 * o)) };
+            if let Some(units) = whole {
+                i += 64;
+                o += units;
+                continue;
             }
-            i += 64;
-            continue;
         }
         // SAFETY: `o + ROOM16 <= cap`: `2 * ROOM16` bytes at `out` are
         // writable, which covers every store of the step.
@@ -176,18 +172,7 @@ pub(crate) unsafe fn utf8_to_utf16<const BE: bool>(
             None => break,
         }
     }
-    // A character that the last block converted may end past `i`: start
-    // again at its lead, one unit back, so that the masked steps stop, if
-    // they must, at a character boundary. (On invalid input the units are
-    // meaningless, but `o` only moves back over units written.)
-    if let Some(back) = (1..=3.min(i)).find(|&k| (src[i - k] as i8) >= -64) {
-        let lead = src[i - back];
-        let width = 1 + usize::from(lead >= 0xC0) + usize::from(lead >= 0xE0);
-        if width > back && o > 0 {
-            i -= back;
-            o -= 1;
-        }
-    }
+    (i, o) = back_to_lead(src, 0, i, o);
     while i < src.len() {
         let left = src.len() - i;
         let last = left <= 64;
@@ -378,11 +363,11 @@ unsafe fn bmp_block<const BE: bool, const MASKED: bool>(v: __m512i, m: u64, out:
 ///
 /// # Safety
 ///
-/// * `2 * m.count_ones()` bytes at `out` are writable, or, if not
-///   `MASKED`, 128 bytes (the second store starts at most 64 bytes in).
+/// * 128 bytes at `out` are writable (the second store starts at most 64
+///   bytes in).
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi1,bmi2,popcnt")]
 #[inline]
-pub(crate) unsafe fn bmp_block_ahead<const BE: bool, const MASKED: bool>(
+unsafe fn bmp_block_ahead<const BE: bool>(
     v: __m512i,
     ahead: __m512i,
     m: u64,
@@ -408,10 +393,59 @@ pub(crate) unsafe fn bmp_block_ahead<const BE: bool, const MASKED: bool>(
     // SAFETY: the stores write units `0..n0` and `n0..n0 + n1` of `out`,
     // which the caller makes writable.
     unsafe {
-        store_units::<BE, MASKED>(out, _mm512_maskz_compress_epi16(m0, lo), n0);
-        store_units::<BE, MASKED>(out.add(2 * n0), _mm512_maskz_compress_epi16(m1, hi), n1);
+        store_units::<BE, false>(out, _mm512_maskz_compress_epi16(m0, lo), n0);
+        store_units::<BE, false>(out.add(2 * n0), _mm512_maskz_compress_epi16(m1, hi), n1);
     }
     n0 + n1
+}
+
+/// The bulk step of both UTF-8 → UTF-16 kernels for a block `v` (the 64
+/// bytes at `src`) without 4-byte characters: converts every character
+/// whose lead is in it with [`bmp_block_ahead`] and returns the units
+/// stored at `out`, or `None` if the block has a byte `F0..=FF`. The
+/// caller moves on by 64 bytes, and once its loop ends calls
+/// [`back_to_lead`].
+///
+/// # Safety
+///
+/// * The CPU supports the enabled features.
+/// * 96 bytes at `src` are readable, 128 at `out` writable.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi1,bmi2,popcnt")]
+#[inline]
+pub(crate) unsafe fn whole_block<const BE: bool>(
+    v: __m512i,
+    src: *const u8,
+    out: *mut u8,
+) -> Option<usize> {
+    if _mm512_cmpge_epu8_mask(v, _mm512_set1_epi8(0xF0u8 as i8)) != 0 {
+        return None;
+    }
+    let leads = _mm512_cmpgt_epi8_mask(v, _mm512_set1_epi8(-65));
+    // SAFETY: the 64 bytes from `src + 32` are readable, 128 at `out`
+    // writable, and the block makes at most 64 units.
+    unsafe {
+        let ahead = _mm512_loadu_si512(src.add(32).cast());
+        Some(bmp_block_ahead::<BE>(v, ahead, leads, out))
+    }
+}
+
+/// Where a UTF-8 → UTF-16 kernel goes on after a bulk loop that stopped at
+/// byte `i` with `o` units written, having started at `from`: if the last
+/// character that a [`whole_block`] converted ends past `i`, at its lead,
+/// one unit back (the masked steps convert it again, and stop, if they
+/// must, at a character boundary; the fused kernel also checks its
+/// continuation bytes then); else at `(i, o)`. On invalid input the units
+/// are meaningless, but `o` only moves back over units written.
+pub(crate) fn back_to_lead(src: &[u8], from: usize, i: usize, o: usize) -> (usize, usize) {
+    let last_lead = (1..=3.min(i - from)).find(|&k| (src[i - k] as i8) >= -64);
+    if let Some(back) = last_lead {
+        let lead = src[i - back];
+        let width = 1 + usize::from(lead >= 0xC0) + usize::from(lead >= 0xE0);
+        if width > back && o > 0 {
+            return (i - back, o - 1);
+        }
+    }
+    (i, o)
 }
 
 /// The UTF-16 unit each of the lanes `0..32` of `v` decodes to if it is

@@ -1,7 +1,7 @@
 //! AVX-512 UTF-8 → UTF-16 that validates and converts in one pass.
 //!
 //! 64 bytes per step. A block without 4-byte characters is converted whole
-//! by [`bmp_block_ahead`](super::utf16_avx512::bmp_block_ahead), which
+//! by [`whole_block`](super::utf16_avx512::whole_block), which
 //! reads the bytes of a last character that ends past the block from
 //! memory, and the next step starts 64 bytes on (maybe inside that
 //! character, whose continuation bytes are then not leads and make no
@@ -28,7 +28,7 @@
 //!   byte before it was checked with the step before it (whose lanes reach
 //!   at least to this block's first byte), and a sequence cut short by an
 //!   ASCII byte is flagged at that byte, which was one of those lanes. Not
-//!   after a block of `bmp_block_ahead`, whose lanes end where this block
+//!   after a `whole_block`, whose lanes end where this block
 //!   starts: a character it left unfinished is cut short by this block's
 //!   first bytes, so this block is checked too.
 //! * When the loop ends (for room, or 96 bytes before the end of the
@@ -52,7 +52,7 @@
 //! and the caller finishes: the rest must still be checked (an invalid
 //! input is `Invalid` even when the buffer is too small) and counted.
 
-use super::utf16_avx512::{ROOM16, block, bmp_block_ahead, order16, store_units};
+use super::utf16_avx512::{ROOM16, back_to_lead, block, order16, store_units, whole_block};
 use crate::validate::simd::Vector;
 use crate::validate::simd::lookup::Consts;
 use core::arch::x86_64::*;
@@ -274,7 +274,7 @@ unsafe fn utf8_to_utf16_long<const BE: bool>(src: &[u8], dst: *mut u8, cap: usiz
 const STREAM_MIN: usize = 8 << 20;
 
 /// Input left from which the fused loop runs: a block and the 32 bytes
-/// after it that [`bmp_block_ahead`] reads with its second register.
+/// after it that [`whole_block`] reads with its second register.
 const AHEAD_MIN: usize = 96;
 
 /// Inputs at least this long (and shorter than [`STREAM_MIN`]) first align
@@ -443,10 +443,10 @@ unsafe fn fused<const BE: bool>(src: &[u8], dst: *mut u8, cap: usize, from: usiz
     let mut i = from;
     let mut o = from;
     // Invariants: `i <= len`, `o <= cap`, `src[..i]` is valid and
-    // converted to `o` units (and, after a block of `bmp_block_ahead`, the
+    // converted to `o` units (and, after a `whole_block`, the
     // character of its last lead too, which may end past `i`), and every
     // lane of the blocks checked so far passed.
-    // Whether the last block was converted by `bmp_block_ahead`: its last
+    // Whether the last block was converted by `whole_block`: its last
     // character may be cut short by the bytes of this one, which is then
     // checked even if it is all ASCII (a cut is flagged at the byte after
     // it).
@@ -482,16 +482,11 @@ unsafe fn fused<const BE: bool>(src: &[u8], dst: *mut u8, cap: usize, from: usiz
             // No 4-byte character: every lead's character, whole, moving
             // on by 64 (a character of the last lanes is read from the
             // next block, whose check comes with it).
-            if _mm512_cmpge_epu8_mask(v, _mm512_set1_epi8(0xF0u8 as i8)) == 0 {
-                let leads = _mm512_cmpgt_epi8_mask(v, _mm512_set1_epi8(-65));
-                // SAFETY: `i + 96 <= len`: the 64 bytes from `i + 32` are
-                // readable; `o + ROOM16 <= cap`: 128 bytes at `dst + 2 * o`
-                // are writable, and the block makes at most 64 units.
-                unsafe {
-                    let ahead = _mm512_loadu_si512(ptr.add(i + 32).cast());
-                    o += bmp_block_ahead::<BE, false>(v, ahead, leads, dst.add(2 * o));
-                }
+            // SAFETY: `i + 96 <= len` bytes are readable; `o + ROOM16 <=
+            // cap`: 128 bytes at `dst + 2 * o` are writable.
+            if let Some(units) = unsafe { whole_block::<BE>(v, ptr.add(i), dst.add(2 * o)) } {
                 i += 64;
+                o += units;
                 after_ahead = true;
                 continue;
             }
@@ -509,18 +504,7 @@ unsafe fn fused<const BE: bool>(src: &[u8], dst: *mut u8, cap: usize, from: usiz
             None => break,
         }
     }
-    // A character that the last block converted may end past `i`: start
-    // again at its lead, one unit back (`bmp_block_ahead` made it), so that
-    // the masked steps check its continuation bytes and stop, if they
-    // must, at a character boundary.
-    if let Some(back) = (1..=3.min(i - from)).find(|&k| (src[i - k] as i8) >= -64) {
-        let lead = src[i - back];
-        let width = 1 + usize::from(lead >= 0xC0) + usize::from(lead >= 0xE0);
-        if width > back {
-            i -= back;
-            o -= 1;
-        }
-    }
+    (i, o) = back_to_lead(src, from, i, o);
     while i < len {
         let left = len - i;
         let last = left <= 64;
