@@ -423,6 +423,75 @@ fn utf8_every_char_kind_at_every_step_offset() {
     }
 }
 
+/// A character of every length, whole or cut short after each of its
+/// bytes, ending at every offset around the first two 64-byte block edges
+/// (where the one-pass AVX-512 kernel reads a last character past its
+/// block, and must check the block after it even when that is all ASCII),
+/// after ASCII or after 2-byte text, before the end, ASCII that ends the
+/// input at several places, or 3-byte text.
+#[test]
+fn utf8_characters_across_block_edges() {
+    let kinds = ['é', '\u{7FF}', '€', '\u{FFFF}', '😀', '\u{10FFFF}'];
+    // Past the last byte: nothing, ASCII of lengths that end the input in
+    // the block after, in the one after that or later, or 3-byte text.
+    let mut afters: Vec<String> = [0, 1, 2, 3, 5, 62, 63, 64, 65, 66, 67, 150]
+        .iter()
+        .map(|&k| "x".repeat(k))
+        .collect();
+    afters.push("中".repeat(50));
+    for fill in ['a', 'ж'] {
+        for end in (56..=72).chain(120..=136) {
+            for kind in kinds {
+                let mut bytes = [0u8; 4];
+                let whole = kind.encode_utf8(&mut bytes).as_bytes();
+                for cut in 1..=whole.len() {
+                    let at = end - cut;
+                    let mut text = String::new();
+                    while text.len() + fill.len_utf8() <= at {
+                        text.push(fill);
+                    }
+                    while text.len() < at {
+                        text.push('x');
+                    }
+                    let mut input = text.into_bytes();
+                    input.extend_from_slice(&whole[..cut]);
+                    for after in &afters {
+                        let mut b = input.clone();
+                        b.extend_from_slice(after.as_bytes());
+                        check_utf8(&b);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// UTF-8 → UTF-32 of text of every character length into buffers of every
+/// capacity below what it needs: the values that fit, written exactly
+/// (nothing past the buffer), and the length needed.
+#[test]
+fn utf8_to_utf32_into_every_short_buffer() {
+    let text: String = TEXTS.concat().repeat(3);
+    let want = values(&text);
+    let n = want.len();
+    for kernel in Kernel::available() {
+        for cap in 0..n {
+            let mut out = vec![0xA5A5_A5A5u32; cap + 1];
+            let got = t::utf8_to_utf32_with(kernel, text.as_bytes(), &mut out[..cap]);
+            assert_eq!(
+                got,
+                Some(Err(TranscodeError::BufferTooSmall { needed: n })),
+                "{kernel}, cap {cap}"
+            );
+            assert_eq!(&out[..cap], &want[..cap], "{kernel}, cap {cap}");
+            assert_eq!(
+                out[cap], 0xA5A5_A5A5,
+                "{kernel}, cap {cap}: wrote past the end"
+            );
+        }
+    }
+}
+
 /// An invalid value written over and inserted at every offset 0..=200 of
 /// valid text of every script.
 #[test]

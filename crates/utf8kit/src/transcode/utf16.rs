@@ -11,7 +11,8 @@ use super::count::{utf8_len_from_utf16_by, utf16_len_from_utf8_scalar};
 #[cfg(target_arch = "x86_64")]
 use super::next_valid_chunk;
 #[cfg(target_arch = "x86_64")]
-use super::simd::utf16_fused_avx512::{self, Fused};
+use super::simd::check_avx512::Fused;
+use super::simd::utf16_fused_avx512;
 use super::simd::{Engine, Progress};
 #[cfg(target_arch = "x86_64")]
 use super::simd::{

@@ -2,11 +2,15 @@
 
 use core::convert::Infallible;
 
+#[cfg(any(target_arch = "x86_64", feature = "alloc"))]
+use super::count::count_non_continuation_by;
 #[cfg(feature = "alloc")]
-use super::count::{count_non_continuation_by, utf8_len_from_utf32_by};
+use super::count::utf8_len_from_utf32_by;
 #[cfg(target_arch = "x86_64")]
-use super::simd::utf32_avx512;
+use super::simd::check_avx512::Fused;
 use super::simd::{Engine, Progress};
+#[cfg(target_arch = "x86_64")]
+use super::simd::{utf32_avx512, utf32_fused_avx512};
 use super::step::{copy_ascii_word, decode_utf8, put, put_replacement, put_utf8};
 use super::{CHUNK, TranscodeError, Utf32Error, fit, next_valid_chunk};
 use crate::validate::validate_by;
@@ -133,9 +137,11 @@ fn short_ascii_to_utf32(engine: Engine, src: &[u8], dst: &mut [u32]) -> Option<u
 }
 
 /// UTF-8 → UTF-32 with validation by `kernel` (which the CPU supports):
-/// with a SIMD transcoder, a chunk at a time is validated, then converted
-/// by the SIMD kernel and the scalar kernel from where it stopped (so the
-/// conversion reads bytes the validator just brought into L1).
+/// with the AVX-512 transcoder, one pass validates and converts
+/// (`utf32_fused_avx512`); with the others, a chunk at a time is
+/// validated, then converted by the SIMD kernel and the scalar kernel from
+/// where it stopped (so the conversion reads bytes the validator just
+/// brought into L1).
 #[inline(always)]
 fn utf8_to_utf32_run(kernel: Kernel, src: &[u8], dst: &mut [u32]) -> Result<usize, Utf8Error> {
     let engine = Engine::for_kernel(kernel);
@@ -149,7 +155,9 @@ fn utf8_to_utf32_run(kernel: Kernel, src: &[u8], dst: &mut [u32]) -> Result<usiz
 }
 
 /// [`utf8_to_utf32_run`] past the short ASCII path: out of line, so that
-/// short calls do not pay for the registers the chunk loop saves.
+/// short calls do not pay for the registers the chunk loop saves. An ASCII
+/// start is converted first, by the ASCII-only kernel (which streams a
+/// large one to memory).
 #[inline(never)]
 fn utf8_to_utf32_long(
     kernel: Kernel,
@@ -162,6 +170,20 @@ fn utf8_to_utf32_long(
     let ascii = ascii_prefix_to_utf32(engine, src, dst);
     if ascii.read == src.len() {
         return Ok(ascii.written);
+    }
+    #[cfg(target_arch = "x86_64")]
+    if engine == Engine::Avx512 {
+        let (ptr, cap) = (dst.as_mut_ptr(), dst.len());
+        // SAFETY: `Engine::Avx512` is only chosen when the CPU has the
+        // kernel's features; `dst` is `cap` writable values; the ASCII
+        // prefix kernel converted `src[..ascii.read]`, ASCII, to as many
+        // values, so `ascii.read <= cap` and is a character boundary.
+        let fused = unsafe { utf32_fused_avx512::utf8_to_utf32(src, ptr, cap, ascii.read) };
+        return if fused.read == src.len() && fused.written != Fused::INVALID {
+            Ok(fused.written)
+        } else {
+            utf8_to_utf32_after_fused(src, fused)
+        };
     }
     // (A SIMD engine implies the kernel is available: its features are a
     // superset; `validate_by` checks it anyway.)
@@ -189,6 +211,25 @@ fn utf8_to_utf32_long(
         start += len;
     }
     Ok(o)
+}
+
+/// Finishes [`utf8_to_utf32_long`] after the fused AVX-512 kernel stopped
+/// early at `p`. At an error, locates it exactly. Out of room (`src[..p.read]`
+/// valid and converted to `p.written` values, which filled the buffer):
+/// checks the rest (an error there is the input's error) and counts its
+/// characters.
+#[cfg(target_arch = "x86_64")]
+#[cold]
+#[inline(never)]
+fn utf8_to_utf32_after_fused(src: &[u8], p: Fused) -> Result<usize, Utf8Error> {
+    if p.written == Fused::INVALID {
+        return Err(crate::validate::locate(src, p.read));
+    }
+    let rest = src.get(p.read..).unwrap_or_default();
+    // `p.read` is a character boundary after valid UTF-8, so the input's
+    // first error is the rest's, moved by `p.read`.
+    validate_by(Kernel::Avx512, rest).map_err(|e| e.offset_by(p.read))?;
+    Ok(p.written + count_non_continuation_by(Engine::Avx512, rest))
 }
 
 /// The UTF-32 → UTF-8 kernel. With `LOSSY` each value that is not a scalar

@@ -23,6 +23,8 @@
 //! SSE4.2 and POPCNT, no BMI) where there are some, else the scalar ones.
 
 #[cfg(target_arch = "x86_64")]
+pub(crate) mod check_avx512;
+#[cfg(target_arch = "x86_64")]
 pub(crate) mod count_avx2;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod count_avx512;
@@ -50,6 +52,8 @@ pub(crate) mod utf16_to_utf8_avx2;
 pub(crate) mod utf32_avx2;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod utf32_avx512;
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod utf32_fused_avx512;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod utf32_sse41;
 #[cfg(target_arch = "x86_64")]

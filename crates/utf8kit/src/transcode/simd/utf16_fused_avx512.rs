@@ -1,19 +1,17 @@
 //! AVX-512 UTF-8 → UTF-16 that validates and converts in one pass.
 //!
 //! 64 bytes per step. A block without 4-byte characters is converted whole
-//! by [`whole_block`](super::utf16_avx512::whole_block), which
+//! by [`whole_block`], which
 //! reads the bytes of a last character that ends past the block from
 //! memory, and the next step starts 64 bytes on (maybe inside that
 //! character, whose continuation bytes are then not leads and make no
 //! unit). Any other block goes through the converter's step
 //! ([`utf16_avx512::block`](super::utf16_avx512::block)), which ends
 //! before its last lead byte (the start then moves by 61 to 64 bytes).
-//! Before a block is converted it is checked with the Keiser–Lemire lookup
-//! rules of the validator (`validate::simd::lookup`), with one change that
-//! the moving start asks for: the bytes one, two and three before each lane
-//! are loaded from memory (the input is there, in L1) instead of being
-//! shifted in from the previous register, so no state carries from step to
-//! step.
+//! Before a block is converted it is checked
+//! ([`check_avx512`](super::check_avx512): the validator's lookup rules,
+//! with the bytes before each lane loaded from memory, so that no state
+//! carries from step to step and the start may move by any amount).
 //!
 //! Why the fixed stride: a step that ends before its last lead makes the
 //! next load wait for this block's lead mask (a compare into a mask, a
@@ -52,102 +50,10 @@
 //! and the caller finishes: the rest must still be checked (an invalid
 //! input is `Invalid` even when the buffer is too small) and counted.
 
+use super::check_avx512::{Fused, check, failed_at, prev_masked, tail_check};
 use super::utf16_avx512::{ROOM16, back_to_lead, block, order16, store_units, whole_block};
-use crate::validate::simd::Vector;
 use crate::validate::simd::lookup::Consts;
 use core::arch::x86_64::*;
-
-/// How the fused kernel ended, in two words (returned in registers):
-///
-/// * `read == src.len()`: all of the input is valid and converted to
-///   `written` units;
-/// * `written == Fused::INVALID`: the input is invalid; the exact error is
-///   [`locate`](crate::validate::locate)`(src, read)`;
-/// * else the input is valid up to `read` (a character boundary),
-///   converted to `written` units, and the next block's units do not fit.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Fused {
-    pub(crate) read: usize,
-    pub(crate) written: usize,
-}
-
-impl Fused {
-    /// The `written` of an invalid input (no buffer holds that many units).
-    pub(crate) const INVALID: usize = usize::MAX;
-
-    /// All `len` bytes converted to `written` units.
-    #[inline(always)]
-    fn done(len: usize, written: usize) -> Fused {
-        Fused { read: len, written }
-    }
-
-    /// Invalid; the rescan starts at `at`.
-    #[inline(always)]
-    fn invalid(at: usize) -> Fused {
-        Fused {
-            read: at,
-            written: Fused::INVALID,
-        }
-    }
-
-    /// Out of room at `read` (`< len`), `written` units so far.
-    #[inline(always)]
-    fn full(read: usize, written: usize) -> Fused {
-        Fused { read, written }
-    }
-}
-
-/// The bytes `k` lanes before each lane of the block at `i`, the lanes
-/// before the start of `src` or from `len` on zero.
-///
-/// # Safety
-///
-/// * The CPU has AVX-512F and BW.
-/// * `i <= src.len()`, `1 <= k <= 3`.
-#[inline(always)]
-unsafe fn prev_masked(src: &[u8], i: usize, k: usize) -> __m512i {
-    let len = src.len();
-    let end = len - i + k;
-    let upto = if end >= 64 { u64::MAX } else { (1 << end) - 1 };
-    let lanes = upto & (u64::MAX << k.saturating_sub(i));
-    let at = src.as_ptr().wrapping_add(i).wrapping_sub(k);
-    // SAFETY: lane `j` of `lanes` reads byte `i + j - k` of `src`, which
-    // the mask keeps to `0..len`; masked-off lanes are neither read nor
-    // able to fault (their addresses, possibly before `src`, are never
-    // accessed). The caller guarantees the features.
-    unsafe { _mm512_maskz_loadu_epi8(lanes, at.cast()) }
-}
-
-/// The error bits of block `v` given the bytes one, two and three lanes
-/// before each lane (`p1`, `p2`, `p3`): the lookup rules of
-/// `validate::simd::lookup`, `classes ^ must23`.
-///
-/// # Safety
-///
-/// * The CPU has AVX-512F, BW and VBMI.
-#[inline(always)]
-unsafe fn check(c: &Consts<__m512i>, v: __m512i, p1: __m512i, p2: __m512i, p3: __m512i) -> u64 {
-    // SAFETY: the caller guarantees the features.
-    unsafe {
-        let prev = p1.lookup_prev(c.prev_high, c.prev_low);
-        let cur = v.lookup_high_nibble(c.cur_high);
-        // must23: bit 7 where the byte two back is >= E0 or the byte three
-        // back >= F0 (a continuation byte is required there).
-        let must23 = p2
-            .saturating_sub(c.third)
-            .or_and(p3.saturating_sub(c.fourth), c.high_bit);
-        // (prev & cur) ^ must23, one `vpternlogd`.
-        let error = _mm512_ternarylogic_epi32::<{ (0xF0 & 0xCC) ^ 0xAA }>(prev, cur, must23);
-        _mm512_test_epi8_mask(error, error)
-    }
-}
-
-/// Where the rescan for the exact error starts, given the first flagged
-/// lane `lane` of the block at `i`.
-#[inline(always)]
-fn failed_at(i: usize, flagged: u64) -> usize {
-    (i + flagged.trailing_zeros() as usize).saturating_sub(3)
-}
 
 /// Validates UTF-8 `src` and converts it to UTF-16 (little-endian bytes,
 /// or big-endian if `BE`) at `dst`, in one pass; see the module docs.
@@ -376,35 +282,6 @@ unsafe fn last_block<const BE: bool>(
     match unsafe { block::<BE, true>(v, lanes, true, dst.add(2 * i), cap - i) } {
         Some((_, written)) => Fused::done(src.len(), i + written),
         None => Fused::full(i, i),
-    }
-}
-
-/// The error bits of the block `v` at `i` of which `left` bytes are in
-/// `src` (the others zero), the end of input included if `left <= 64`.
-///
-/// # Safety
-///
-/// * The CPU has AVX-512F, BW and VBMI.
-/// * `i <= src.len()`, `left == src.len() - i`.
-#[inline(always)]
-unsafe fn tail_check(src: &[u8], i: usize, v: __m512i, left: usize) -> u64 {
-    // SAFETY: the caller guarantees the features and `i <= len`.
-    unsafe {
-        let c = Consts::<__m512i>::new();
-        let mut flagged = check(
-            &c,
-            v,
-            prev_masked(src, i, 1),
-            prev_masked(src, i, 2),
-            prev_masked(src, i, 3),
-        );
-        if left == 64 {
-            // The input ends with the register: no lead may be among the
-            // last 1, 2 or 3 bytes that it cannot finish.
-            let cut = v.saturating_sub(c.max_at_end);
-            flagged |= _mm512_test_epi8_mask(cut, cut);
-        }
-        flagged
     }
 }
 

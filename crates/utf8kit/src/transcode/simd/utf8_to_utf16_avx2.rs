@@ -116,7 +116,7 @@
 //!   with or without anything above).
 
 use super::Progress;
-use super::utf16_fused_avx512::Fused;
+use super::check_avx512::Fused;
 use super::utf16_shared::{PACK, SWAP16};
 use crate::validate::simd::Vector;
 use crate::validate::simd::lookup::Consts;

@@ -1,0 +1,143 @@
+//! The block check of the fused AVX-512 kernels (`utf16_fused_avx512`,
+//! `utf32_fused_avx512`), which validate UTF-8 as they convert it.
+//!
+//! A block is checked with the Keiser–Lemire lookup rules of the validator
+//! (`validate::simd::lookup`), with one change that the converters' moving
+//! start asks for: the bytes one, two and three before each lane are
+//! loaded from memory (the input is there, in L1) instead of being shifted
+//! in from the previous register, so no state carries from step to step.
+//! A flagged lane is at most three bytes after the start of the first
+//! invalid sequence (when no earlier lane was flagged), so the exact error
+//! is found by the validator's scalar rescan from three bytes before it
+//! ([`locate`](crate::validate::locate)).
+
+use crate::validate::simd::Vector;
+use crate::validate::simd::lookup::Consts;
+use core::arch::x86_64::*;
+
+/// How the fused kernel ended, in two words (returned in registers):
+///
+/// * `read == src.len()`: all of the input is valid and converted to
+///   `written` units;
+/// * `written == Fused::INVALID`: the input is invalid; the exact error is
+///   [`locate`](crate::validate::locate)`(src, read)`;
+/// * else the input is valid up to `read` (a character boundary),
+///   converted to `written` units, and the next block's units do not fit.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Fused {
+    pub(crate) read: usize,
+    pub(crate) written: usize,
+}
+
+impl Fused {
+    /// The `written` of an invalid input (no buffer holds that many units).
+    pub(crate) const INVALID: usize = usize::MAX;
+
+    /// All `len` bytes converted to `written` units.
+    #[inline(always)]
+    pub(crate) fn done(len: usize, written: usize) -> Fused {
+        Fused { read: len, written }
+    }
+
+    /// Invalid; the rescan starts at `at`.
+    #[inline(always)]
+    pub(crate) fn invalid(at: usize) -> Fused {
+        Fused {
+            read: at,
+            written: Fused::INVALID,
+        }
+    }
+
+    /// Out of room at `read` (`< len`), `written` units so far.
+    #[inline(always)]
+    pub(crate) fn full(read: usize, written: usize) -> Fused {
+        Fused { read, written }
+    }
+}
+
+/// The bytes `k` lanes before each lane of the block at `i`, the lanes
+/// before the start of `src` or from `len` on zero.
+///
+/// # Safety
+///
+/// * The CPU has AVX-512F and BW.
+/// * `i <= src.len()`, `1 <= k <= 3`.
+#[inline(always)]
+pub(crate) unsafe fn prev_masked(src: &[u8], i: usize, k: usize) -> __m512i {
+    let len = src.len();
+    let end = len - i + k;
+    let upto = if end >= 64 { u64::MAX } else { (1 << end) - 1 };
+    let lanes = upto & (u64::MAX << k.saturating_sub(i));
+    let at = src.as_ptr().wrapping_add(i).wrapping_sub(k);
+    // SAFETY: lane `j` of `lanes` reads byte `i + j - k` of `src`, which
+    // the mask keeps to `0..len`; masked-off lanes are neither read nor
+    // able to fault (their addresses, possibly before `src`, are never
+    // accessed). The caller guarantees the features.
+    unsafe { _mm512_maskz_loadu_epi8(lanes, at.cast()) }
+}
+
+/// The error bits of block `v` given the bytes one, two and three lanes
+/// before each lane (`p1`, `p2`, `p3`): the lookup rules of
+/// `validate::simd::lookup`, `classes ^ must23`.
+///
+/// # Safety
+///
+/// * The CPU has AVX-512F, BW and VBMI.
+#[inline(always)]
+pub(crate) unsafe fn check(
+    c: &Consts<__m512i>,
+    v: __m512i,
+    p1: __m512i,
+    p2: __m512i,
+    p3: __m512i,
+) -> u64 {
+    // SAFETY: the caller guarantees the features.
+    unsafe {
+        let prev = p1.lookup_prev(c.prev_high, c.prev_low);
+        let cur = v.lookup_high_nibble(c.cur_high);
+        // must23: bit 7 where the byte two back is >= E0 or the byte three
+        // back >= F0 (a continuation byte is required there).
+        let must23 = p2
+            .saturating_sub(c.third)
+            .or_and(p3.saturating_sub(c.fourth), c.high_bit);
+        // (prev & cur) ^ must23, one `vpternlogd`.
+        let error = _mm512_ternarylogic_epi32::<{ (0xF0 & 0xCC) ^ 0xAA }>(prev, cur, must23);
+        _mm512_test_epi8_mask(error, error)
+    }
+}
+
+/// Where the rescan for the exact error starts, given the first flagged
+/// lane `lane` of the block at `i`.
+#[inline(always)]
+pub(crate) fn failed_at(i: usize, flagged: u64) -> usize {
+    (i + flagged.trailing_zeros() as usize).saturating_sub(3)
+}
+
+/// The error bits of the block `v` at `i` of which `left` bytes are in
+/// `src` (the others zero), the end of input included if `left <= 64`.
+///
+/// # Safety
+///
+/// * The CPU has AVX-512F, BW and VBMI.
+/// * `i <= src.len()`, `left == src.len() - i`.
+#[inline(always)]
+pub(crate) unsafe fn tail_check(src: &[u8], i: usize, v: __m512i, left: usize) -> u64 {
+    // SAFETY: the caller guarantees the features and `i <= len`.
+    unsafe {
+        let c = Consts::<__m512i>::new();
+        let mut flagged = check(
+            &c,
+            v,
+            prev_masked(src, i, 1),
+            prev_masked(src, i, 2),
+            prev_masked(src, i, 3),
+        );
+        if left == 64 {
+            // The input ends with the register: no lead may be among the
+            // last 1, 2 or 3 bytes that it cannot finish.
+            let cut = v.saturating_sub(c.max_at_end);
+            flagged |= _mm512_test_epi8_mask(cut, cut);
+        }
+        flagged
+    }
+}
