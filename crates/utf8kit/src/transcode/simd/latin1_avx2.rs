@@ -165,7 +165,7 @@ unsafe fn copy_ascii128(
                 break;
             }
             let out = dst.add(o);
-            prefetch_output(dst, o, cap);
+            prefetch_output::<2>(dst, o, cap);
             for (k, x) in w.into_iter().enumerate() {
                 _mm256_storeu_si256(out.add(32 * k).cast(), x);
             }

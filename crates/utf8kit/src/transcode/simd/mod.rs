@@ -300,20 +300,20 @@ pub(crate) unsafe fn copy_short(src: *const u8, dst: *mut u8, n: usize) {
 #[cfg(target_arch = "x86_64")]
 const STORE_AHEAD: usize = 2048;
 
-/// Asks the CPU for the two cache lines [`STORE_AHEAD`] bytes after offset
-/// `o` of the output at `dst` (`cap` bytes), or the last two of the output
-/// when those are nearer its end: a copy 128 bytes a step calls it once a
-/// step, before its stores at `o`.
+/// Asks the CPU for the `LINES` cache lines [`STORE_AHEAD`] bytes after
+/// offset `o` of the output at `dst` (`cap` bytes), or the last `LINES` of
+/// the output when those are nearer its end: a loop that writes up to
+/// `64 * LINES` bytes a step calls it once a step, before its stores at
+/// `o`.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-pub(crate) fn prefetch_output(dst: *mut u8, o: usize, cap: usize) {
+pub(crate) fn prefetch_output<const LINES: usize>(dst: *mut u8, o: usize, cap: usize) {
     use core::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-    let p = dst.wrapping_add((o + STORE_AHEAD).min(cap.saturating_sub(128)));
-    // SAFETY: `prefetcht0` reads nothing architecturally and cannot fault,
-    // whatever the address (here one inside the output anyway).
-    unsafe {
-        _mm_prefetch::<_MM_HINT_T0>(p.cast_const().cast());
-        _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(64).cast_const().cast());
+    let p = dst.wrapping_add((o + STORE_AHEAD).min(cap.saturating_sub(64 * LINES)));
+    for k in 0..LINES {
+        // SAFETY: `prefetcht0` reads nothing architecturally and cannot
+        // fault, whatever the address (here one inside the output anyway).
+        unsafe { _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(64 * k).cast_const().cast()) };
     }
 }
 

@@ -911,7 +911,7 @@ unsafe fn ascii_run<const BE: bool>(
         if _mm512_test_epi16_mask(any, high) != 0 {
             break;
         }
-        prefetch_output(dst, o, cap);
+        prefetch_output::<2>(dst, o, cap);
         // SAFETY: `o + 128 <= cap`: the 128 bytes at `dst + o` are
         // writable.
         unsafe {
