@@ -8,10 +8,12 @@
 //! and stores that touch exactly the bytes they may. Either way every
 //! result is the scalar kernel's result.
 //!
-//! Two kernels also validate: `utf16_fused_avx512` and
-//! `utf8_to_utf16_avx2` check UTF-8 with the validator's lookup rules in
-//! the same loop that converts it to UTF-16, and hand the exact error back
-//! to the validator's scalar rescan.
+//! Three kernels also validate: `utf16_fused_avx512`, `utf32_fused_avx512`
+//! (both with the block check of `check_avx512`) and `utf8_to_utf16_avx2`
+//! check UTF-8 with the validator's lookup rules in the same loop that
+//! converts it to UTF-16 or UTF-32, and hand the exact error back to the
+//! validator's scalar rescan. The other validating UTF-8 transcoders
+//! validate a chunk, then convert it.
 //!
 //! [`Engine`] is the transcoder a [`Kernel`] maps to: the AVX-512
 //! transcoders need VBMI2 (byte and word compress) on top of what

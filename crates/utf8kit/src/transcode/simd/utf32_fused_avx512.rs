@@ -14,8 +14,8 @@
 //! chunk, then convert it) because text that mixes ASCII blocks with other
 //! blocks at random (English with typographic quotes, say) mispredicts
 //! the block's kind once per pass: on an Intel Xeon with AVX-512 FP16
-//! (2026-11-28, 64 KiB of "sparse fresh", ÷ simdutf) the two passes ran at
-//! 0.79 and this kernel at FIXME.
+//! (2026-11-27, 64 KiB of "sparse fresh", ÷ simdutf) the two passes ran at
+//! 0.79 and this kernel at 1.33–1.34.
 //!
 //! The loop runs while 67 bytes are left (a block and the 3 bytes after
 //! it that its last character may take) and 64 values fit; the steps
