@@ -15,14 +15,15 @@ use crate::validate::simd::Vector;
 use crate::validate::simd::lookup::Consts;
 use core::arch::x86_64::*;
 
-/// How the fused kernel ended, in two words (returned in registers):
+/// How a fused kernel ended, in two words (returned in registers); units
+/// are UTF-16 units or UTF-32 values:
 ///
 /// * `read == src.len()`: all of the input is valid and converted to
 ///   `written` units;
 /// * `written == Fused::INVALID`: the input is invalid; the exact error is
 ///   [`locate`](crate::validate::locate)`(src, read)`;
 /// * else the input is valid up to `read` (a character boundary),
-///   converted to `written` units, and the next block's units do not fit.
+///   converted to `written` units, and the units after them do not fit.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Fused {
     pub(crate) read: usize,
@@ -63,7 +64,7 @@ impl Fused {
 /// * The CPU has AVX-512F and BW.
 /// * `i <= src.len()`, `1 <= k <= 3`.
 #[inline(always)]
-pub(crate) unsafe fn prev_masked(src: &[u8], i: usize, k: usize) -> __m512i {
+unsafe fn prev_masked(src: &[u8], i: usize, k: usize) -> __m512i {
     let len = src.len();
     let end = len - i + k;
     let upto = if end >= 64 { u64::MAX } else { (1 << end) - 1 };
@@ -84,13 +85,7 @@ pub(crate) unsafe fn prev_masked(src: &[u8], i: usize, k: usize) -> __m512i {
 ///
 /// * The CPU has AVX-512F, BW and VBMI.
 #[inline(always)]
-pub(crate) unsafe fn check(
-    c: &Consts<__m512i>,
-    v: __m512i,
-    p1: __m512i,
-    p2: __m512i,
-    p3: __m512i,
-) -> u64 {
+unsafe fn check(c: &Consts<__m512i>, v: __m512i, p1: __m512i, p2: __m512i, p3: __m512i) -> u64 {
     // SAFETY: the caller guarantees the features.
     unsafe {
         let prev = p1.lookup_prev(c.prev_high, c.prev_low);
@@ -103,6 +98,36 @@ pub(crate) unsafe fn check(
         // (prev & cur) ^ must23, one `vpternlogd`.
         let error = _mm512_ternarylogic_epi32::<{ (0xF0 & 0xCC) ^ 0xAA }>(prev, cur, must23);
         _mm512_test_epi8_mask(error, error)
+    }
+}
+
+/// The error bits of the whole block `v` at `i` (64 bytes of `src`), the bytes before each lane loaded from
+/// memory: plain loads, or masked ones for the first 3 bytes of `src`.
+///
+/// # Safety
+///
+/// * The CPU has AVX-512F, BW and VBMI.
+/// * `i + 64 <= src.len()`.
+#[inline(always)]
+pub(crate) unsafe fn block_check(c: &Consts<__m512i>, src: &[u8], i: usize, v: __m512i) -> u64 {
+    let ptr = src.as_ptr();
+    // SAFETY: the caller guarantees the features and `i + 64 <= len`.
+    unsafe {
+        let (p1, p2, p3) = if i >= 3 {
+            // `i - 3 + 64 < len`: the three blocks are readable.
+            (
+                _mm512_loadu_si512(ptr.add(i - 1).cast()),
+                _mm512_loadu_si512(ptr.add(i - 2).cast()),
+                _mm512_loadu_si512(ptr.add(i - 3).cast()),
+            )
+        } else {
+            (
+                prev_masked(src, i, 1),
+                prev_masked(src, i, 2),
+                prev_masked(src, i, 3),
+            )
+        };
+        check(c, v, p1, p2, p3)
     }
 }
 

@@ -98,6 +98,8 @@ const C: i32 = 0xAA;
 pub(crate) const A_OR_B_AND_C: i32 = A | (B & C);
 /// `(a & b) | c`.
 pub(crate) const A_AND_B_OR_C: i32 = (A & B) | C;
+/// `c ? a : b`, bit by bit.
+pub(crate) const A_IF_C_ELSE_B: i32 = (A & C) | (B & !C);
 
 /// Loads a 64-byte constant table.
 ///
@@ -757,7 +759,7 @@ const STREAM_MIN: usize = 8 << 20;
 /// into the cache (as an ordinary store that misses must), which saves a
 /// third of the memory traffic of an output that will not stay in cache.
 ///
-/// 128 units a step, each 64 packed by one `vpermt2b` as in [`ascii_run`]
+/// 128 units a step, by [`narrow_ascii128`] as in [`ascii_run`]
 /// (then a last step of 64 with two `vpmovwb`): Intel Xeon with AVX-512
 /// FP16, 2026-11-27, 64 MiB, ÷ simdutf in the same rounds, 0.77–0.85 →
 /// 1.36–1.50 on the Latin lipsum file and 1.08–1.11 → 1.42–1.43 on ASCII
@@ -803,30 +805,17 @@ unsafe fn ascii_stream<const BE: bool>(
         };
         i += n;
     }
-    let raw_high = _mm512_set1_epi16(if BE { 0x80FFu16 } else { 0xFF80 } as i16);
-    let pick = table(if BE { &LOW_BYTES_BE } else { &LOW_BYTES_LE });
     while len - i >= 128 && cap - i >= 128 {
-        // SAFETY: units `i..i + 128` (256 bytes) are readable.
-        let w = unsafe {
-            let p = src.add(2 * i);
-            [0, 1, 2, 3].map(|k| _mm512_loadu_si512(p.add(64 * k).cast()))
-        };
-        let any = _mm512_or_si512(_mm512_or_si512(w[0], w[1]), _mm512_or_si512(w[2], w[3]));
-        if _mm512_test_epi16_mask(any, raw_high) != 0 {
+        // SAFETY: units `i..i + 128` are readable.
+        let Some((lo, hi)) = (unsafe { narrow_ascii128::<BE>(src.add(2 * i)) }) else {
             break;
-        }
+        };
         // SAFETY: `i + 128 <= cap`: the 128 bytes at `dst + i` are
         // writable, and 64-byte aligned (`dst + head` is, and each step
         // moves 128), as `vmovntdq` needs.
         unsafe {
-            _mm512_stream_si512(
-                dst.add(i).cast(),
-                _mm512_permutex2var_epi8(w[0], pick, w[1]),
-            );
-            _mm512_stream_si512(
-                dst.add(i + 64).cast(),
-                _mm512_permutex2var_epi8(w[2], pick, w[3]),
-            );
+            _mm512_stream_si512(dst.add(i).cast(), lo);
+            _mm512_stream_si512(dst.add(i + 64).cast(), hi);
         }
         i += 128;
     }
@@ -905,6 +894,33 @@ static LOW_BYTES_LE: [u8; 64] = unit_bytes(0);
 /// The low byte of every big-endian unit of two registers.
 static LOW_BYTES_BE: [u8; 64] = unit_bytes(1);
 
+/// The 128 bytes of the 128 units at `src` (little-endian bytes, or
+/// big-endian if `BE`) in two registers, if they are all ASCII: the OR of
+/// the four registers tested once, and each two packed by one `vpermt2b`
+/// of their low bytes.
+///
+/// # Safety
+///
+/// * The CPU supports the enabled features; 256 bytes at `src` are
+///   readable.
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+#[inline]
+unsafe fn narrow_ascii128<const BE: bool>(src: *const u8) -> Option<(__m512i, __m512i)> {
+    // Bits outside ASCII in a unit as loaded (bytes swapped for BE).
+    let high = _mm512_set1_epi16(if BE { 0x80FFu16 } else { 0xFF80 } as i16);
+    let pick = table(if BE { &LOW_BYTES_BE } else { &LOW_BYTES_LE });
+    // SAFETY: the caller's promise: bytes `0..256` are readable.
+    let w = unsafe { [0, 1, 2, 3].map(|k| _mm512_loadu_si512(src.add(64 * k).cast())) };
+    let any = _mm512_or_si512(_mm512_or_si512(w[0], w[1]), _mm512_or_si512(w[2], w[3]));
+    if _mm512_test_epi16_mask(any, high) != 0 {
+        return None;
+    }
+    Some((
+        _mm512_permutex2var_epi8(w[0], pick, w[1]),
+        _mm512_permutex2var_epi8(w[2], pick, w[3]),
+    ))
+}
+
 /// Narrows ASCII units from unit `i` to `dst + o`, 128 units a step, while
 /// 128 units and 128 bytes of room are left and the next 128 units are
 /// all ASCII; returns the new `(i, o)`.
@@ -931,29 +947,18 @@ unsafe fn ascii_run<const BE: bool>(
     cap: usize,
     mut o: usize,
 ) -> (usize, usize) {
-    // Bits outside ASCII in a unit as loaded (bytes swapped for BE).
-    let high = _mm512_set1_epi16(if BE { 0x80FFu16 } else { 0xFF80 } as i16);
-    let pick = table(if BE { &LOW_BYTES_BE } else { &LOW_BYTES_LE });
     while len - i >= 128 && cap - o >= 128 {
-        // SAFETY: units `i..i + 128` (256 bytes) are readable.
-        let w = unsafe {
-            let p = src.add(2 * i);
-            [0, 1, 2, 3].map(|k| _mm512_loadu_si512(p.add(64 * k).cast()))
-        };
-        let any = _mm512_or_si512(_mm512_or_si512(w[0], w[1]), _mm512_or_si512(w[2], w[3]));
-        if _mm512_test_epi16_mask(any, high) != 0 {
+        // SAFETY: units `i..i + 128` are readable.
+        let Some((lo, hi)) = (unsafe { narrow_ascii128::<BE>(src.add(2 * i)) }) else {
             break;
-        }
+        };
         prefetch_output::<2>(dst, o, cap);
         // SAFETY: `o + 128 <= cap`: the 128 bytes at `dst + o` are
         // writable.
         unsafe {
             let out = dst.add(o);
-            _mm512_storeu_si512(out.cast(), _mm512_permutex2var_epi8(w[0], pick, w[1]));
-            _mm512_storeu_si512(
-                out.add(64).cast(),
-                _mm512_permutex2var_epi8(w[2], pick, w[3]),
-            );
+            _mm512_storeu_si512(out.cast(), lo);
+            _mm512_storeu_si512(out.add(64).cast(), hi);
         }
         i += 128;
         o += 128;

@@ -50,7 +50,7 @@
 //! and the caller finishes: the rest must still be checked (an invalid
 //! input is `Invalid` even when the buffer is too small) and counted.
 
-use super::check_avx512::{Fused, check, failed_at, prev_masked, tail_check};
+use super::check_avx512::{Fused, block_check, failed_at, tail_check};
 use super::utf16_avx512::{ROOM16, back_to_lead, block, order16, store_units, whole_block};
 use crate::validate::simd::lookup::Consts;
 use core::arch::x86_64::*;
@@ -332,27 +332,8 @@ unsafe fn fused<const BE: bool>(src: &[u8], dst: *mut u8, cap: usize, from: usiz
         // SAFETY: `i + 64 < len`: the block is readable.
         let v = unsafe { _mm512_loadu_si512(ptr.add(i).cast()) };
         if _mm512_movepi8_mask(v) != 0 || after_ahead {
-            let (p1, p2, p3) = if i >= 3 {
-                // SAFETY: `i - 3 + 64 < len`: the three blocks are readable.
-                unsafe {
-                    (
-                        _mm512_loadu_si512(ptr.add(i - 1).cast()),
-                        _mm512_loadu_si512(ptr.add(i - 2).cast()),
-                        _mm512_loadu_si512(ptr.add(i - 3).cast()),
-                    )
-                }
-            } else {
-                // SAFETY: `i <= len`; the features are enabled.
-                unsafe {
-                    (
-                        prev_masked(src, i, 1),
-                        prev_masked(src, i, 2),
-                        prev_masked(src, i, 3),
-                    )
-                }
-            };
-            // SAFETY: the features are enabled.
-            let flagged = unsafe { check(&c, v, p1, p2, p3) };
+            // SAFETY: the features are enabled; `i + 64 < len`.
+            let flagged = unsafe { block_check(&c, src, i, v) };
             if flagged != 0 {
                 return Fused::invalid(failed_at(i, flagged));
             }

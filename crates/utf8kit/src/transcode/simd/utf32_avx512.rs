@@ -61,7 +61,7 @@
 //! the output is full.
 
 use super::Progress;
-use super::utf16_avx512::{A_AND_B_OR_C, A_OR_B_AND_C, MULTISHIFT, table};
+use super::utf16_avx512::{A_AND_B_OR_C, A_IF_C_ELSE_B, A_OR_B_AND_C, MULTISHIFT, table};
 use core::arch::x86_64::*;
 
 /// `0, 1, 2, …, 63`: compressed by the lead mask, the lead positions.
@@ -195,9 +195,6 @@ static JOIN: [[u8; 64]; 4] = {
     }
     t
 };
-
-/// `vpternlogd` truth table for `c ? a : b`, bit by bit.
-const A_IF_C_ELSE_B: i32 = (0xF0 & 0xAA) | (0xCC & !0xAA);
 
 /// The 64 bytes from `p + k` on, the bytes from `p + left` on zero.
 ///

@@ -27,7 +27,7 @@
 //! past the block the next step checks (and any error there discards the
 //! output).
 
-use super::check_avx512::{Fused, check, failed_at, prev_masked, tail_check};
+use super::check_avx512::{Fused, block_check, failed_at, tail_check};
 use super::prefetch_output;
 use super::utf32_avx512::{mixed_block, widen_ascii};
 use crate::validate::simd::lookup::Consts;
@@ -92,27 +92,8 @@ unsafe fn fused<const PREFETCH: bool>(src: &[u8], dst: *mut u32, cap: usize, fro
         let v = unsafe { _mm512_loadu_si512(ptr.add(i).cast()) };
         let ascii = _mm512_movepi8_mask(v) == 0;
         if !ascii || after_mixed {
-            let (p1, p2, p3) = if i >= 3 {
-                // SAFETY: `i - 3 + 64 < len`: the three blocks are readable.
-                unsafe {
-                    (
-                        _mm512_loadu_si512(ptr.add(i - 1).cast()),
-                        _mm512_loadu_si512(ptr.add(i - 2).cast()),
-                        _mm512_loadu_si512(ptr.add(i - 3).cast()),
-                    )
-                }
-            } else {
-                // SAFETY: `i <= len`; the features are enabled.
-                unsafe {
-                    (
-                        prev_masked(src, i, 1),
-                        prev_masked(src, i, 2),
-                        prev_masked(src, i, 3),
-                    )
-                }
-            };
-            // SAFETY: the features are enabled.
-            let flagged = unsafe { check(&c, v, p1, p2, p3) };
+            // SAFETY: the features are enabled; `i + 64 < len`.
+            let flagged = unsafe { block_check(&c, src, i, v) };
             if flagged != 0 {
                 return Fused::invalid(failed_at(i, flagged));
             }
