@@ -103,7 +103,7 @@
 //! loop has one `vpcompressb` per block, and the extra load and compare
 //! cost more than the wait they remove.
 
-use super::{Progress, prefetch_output};
+use super::{Progress, prefetch_input, prefetch_output};
 use core::arch::x86_64::*;
 
 /// The low `n` bits set, for `n <= 64`.
@@ -307,6 +307,7 @@ unsafe fn mixed_run(
         )
     };
     while (h0 | h1) != 0 && src.len() - i >= 192 + 32 && cap - o >= 128 {
+        prefetch_input(src.as_ptr(), i);
         // SAFETY: `i + 192 <= src.len()`.
         let (v, h2) = unsafe {
             let p = src.as_ptr().add(i);
@@ -542,6 +543,7 @@ unsafe fn latin1_to_utf8_long(src: &[u8], dst: *mut u8, cap: usize) -> Progress 
     // Whole blocks with room for the worst case (128 bytes), and at least
     // 32 more input bytes after them: whole stores (see below).
     while src.len() - i >= 96 && cap - o >= 128 {
+        prefetch_input(src.as_ptr(), i);
         // SAFETY: `i + 64 <= src.len()`.
         let v = unsafe { _mm512_loadu_si512(src.as_ptr().add(i).cast()) };
         // SAFETY: `o + 128 <= cap`.
@@ -792,6 +794,7 @@ unsafe fn utf8_to_latin1_long<const VALID: bool>(src: &[u8], dst: *mut u8, cap: 
         // Whole aligned blocks while 64 bytes of room are left and 64 more
         // input bytes follow: whole loads and stores (see below).
         while (misalign + i).is_multiple_of(64) && src.len() - i >= 128 && cap - o >= 64 {
+            prefetch_input(src.as_ptr(), i);
             // SAFETY: `i + 64 <= src.len()`.
             let v = unsafe { _mm512_loadu_si512(src.as_ptr().add(i).cast()) };
             // SAFETY: `o + 64 <= cap`.

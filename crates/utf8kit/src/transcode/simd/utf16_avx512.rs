@@ -27,7 +27,7 @@
 //!
 //! # UTF-16 → UTF-8
 //!
-//! 32 units per step, the input asked for 2 KiB ahead ([`PREFETCH_AHEAD`]).
+//! 32 units per step, the input asked for 2 KiB ahead ([`prefetch_input`]).
 //! All-ASCII blocks narrow with `vpmovwb`; after one, the
 //! run goes on 128 units a step ([`ascii_run`]: `vpermt2b` picks the low
 //! bytes of two registers at once). Otherwise each
@@ -52,7 +52,7 @@
 //! inputs and exactly sized buffers stay on the SIMD path to the end.
 
 use super::utf32_avx512::{IOTA, decode_lanes, gather_characters};
-use super::{Progress, prefetch_output};
+use super::{Progress, prefetch_input, prefetch_output};
 use core::arch::x86_64::*;
 
 /// `vpermb` indices moving every byte `n` lanes down (lane `i` gets lane
@@ -148,6 +148,7 @@ pub(crate) unsafe fn utf8_to_utf16<const BE: bool>(
     // `whole_block`, the character of its last lead is converted too,
     // and may end past `i`.
     while src.len() - i >= 96 && cap - o >= ROOM16 {
+        prefetch_input(src.as_ptr(), i);
         // SAFETY: `i + 64 <= src.len()`: the block is readable.
         let v = unsafe { _mm512_loadu_si512(src.as_ptr().add(i).cast()) };
         // A block of 1- to 3-byte characters and ASCII: every lead, and on
@@ -712,9 +713,7 @@ pub(crate) unsafe fn utf16_to_utf8<const BE: bool>(
     }
     // Invariants: `i <= len`, `o <= cap`.
     while len - i >= 33 && cap - o >= ROOM8 {
-        // Ask for the input a step will read 2 KiB from now (see
-        // `PREFETCH_AHEAD`); past the input's end the hint reads nothing.
-        _mm_prefetch::<_MM_HINT_T0>(src.wrapping_add(2 * i + PREFETCH_AHEAD).cast());
+        prefetch_input(src, 2 * i);
         // SAFETY: units `i..i + 33` are readable, and `ROOM8` bytes at
         // `dst + o` writable, which the plain step needs.
         match unsafe { step16::<BE, false>(src.add(2 * i), 33, dst.add(o), cap - o) } {
@@ -746,20 +745,6 @@ pub(crate) unsafe fn utf16_to_utf8<const BE: bool>(
     }
     Stop::new(i, o, None)
 }
-
-/// How far ahead of its loads the main loop of [`utf16_to_utf8`] asks for
-/// its input, in bytes: one line a step, every step (a hint cannot fault,
-/// so short inputs pay one instruction a step and no test). Intel Xeon
-/// with AVX-512 FP16, 2026-11-27, ÷ simdutf in the same rounds, before →
-/// after, little-endian: at 64 MiB random 1.08–1.18 → 1.79–2.07, Emoji
-/// 0.70 → 1.42–1.55, `sparse` 0.81 → 1.02–1.11, Russian 0.82–0.86 →
-/// 0.92–1.02; at 1 MiB the non-Latin lipsum files +5–15 % (Hindi 1.54 →
-/// 1.72); at 64 KiB Russian 1.37 → 1.53, `sparse fresh` 1.08 → 1.19; 64 B
-/// and 1 KiB unchanged. Big-endian the same way (random 64 MiB 0.94–1.03 →
-/// 1.73–2.20). Prefetching only in inputs from 1 Mi units (a second copy
-/// of the loop for them) made the loop of the short inputs slower: its
-/// step was no longer inlined (Russian 1 KiB 1.29 → 0.86).
-const PREFETCH_AHEAD: usize = 2048;
 
 /// Inputs of at least this many units (and outputs of as many bytes, past
 /// the caches) narrow their leading ASCII with aligned non-temporal stores

@@ -51,6 +51,7 @@
 //! input is `Invalid` even when the buffer is too small) and counted.
 
 use super::check_avx512::{Fused, block_check, failed_at, tail_check};
+use super::prefetch_input;
 use super::utf16_avx512::{ROOM16, back_to_lead, block, order16, store_units, whole_block};
 use crate::validate::simd::lookup::Consts;
 use core::arch::x86_64::*;
@@ -329,6 +330,7 @@ unsafe fn fused<const BE: bool>(src: &[u8], dst: *mut u8, cap: usize, from: usiz
     // it).
     let mut after_ahead = false;
     while len - i >= AHEAD_MIN && cap - o >= ROOM16 {
+        prefetch_input(ptr, i);
         // SAFETY: `i + 64 < len`: the block is readable.
         let v = unsafe { _mm512_loadu_si512(ptr.add(i).cast()) };
         if _mm512_movepi8_mask(v) != 0 || after_ahead {

@@ -28,8 +28,8 @@
 //! output).
 
 use super::check_avx512::{Fused, block_check, failed_at, tail_check};
-use super::prefetch_output;
 use super::utf32_avx512::{mixed_block, widen_ascii};
+use super::{prefetch_input, prefetch_output};
 use crate::validate::simd::lookup::Consts;
 use core::arch::x86_64::*;
 
@@ -88,6 +88,7 @@ unsafe fn fused<const PREFETCH: bool>(src: &[u8], dst: *mut u32, cap: usize, fro
     // character too, which may end past `i`: then `after_mixed`).
     let mut after_mixed = false;
     while len - i >= AHEAD_MIN && cap - o >= 64 {
+        prefetch_input(ptr, i);
         // SAFETY: `i + 64 < len`: the block is readable.
         let v = unsafe { _mm512_loadu_si512(ptr.add(i).cast()) };
         let ascii = _mm512_movepi8_mask(v) == 0;
