@@ -50,6 +50,41 @@
 //! with masked loads and stores that read and write exactly what they must
 //! (a step first counts its units and stops if they do not fit), so short
 //! inputs and exactly sized buffers stay on the SIMD path to the end.
+//!
+//! # Tried and dropped (UTF-16 → UTF-8)
+//!
+//! Intel Xeon with AVX-512 FP16, 2026-11-27, ÷ simdutf in the same rounds,
+//! A/B runs of two binaries in turn:
+//!
+//! * Blocks without surrogates laid out 3 bytes a unit (a `vpermb` giving
+//!   each 64-bit lane the 4 units its 8 bytes come from, a
+//!   `vpmultishiftqb` taking bits 12, 6 and 0 of each, one `vpternlogd`
+//!   for the 3-byte form, ASCII and 2-byte units fixed by masks spread with
+//!   `pdep`, one `vpcompressb` per 16 units: 4 port-5 operations a half
+//!   instead of 8): CJK and Hindi at 1 KiB and 64 KiB 1.56–1.62 →
+//!   1.66–1.88, but ASCII, Latin and Russian at 1 KiB 3–5 % slower and
+//!   `sparse` 1 KiB 0.93 → 0.89–0.91; in the masked steps too, every 64 B
+//!   row 5–8 % slower (the outlined step saved five more registers).
+//! * Every block without a surrogate through that path, with no branch on
+//!   what it holds: CJK at 64 KiB 1.6 → 2.0 and `sparse fresh` 1 KiB 1.03
+//!   → 1.36, but `sparse` (learnt by the predictor) 0.55–0.72, the 2-byte
+//!   scripts 0.71–0.75 and ASCII 0.28–0.41: 17 port-5 operations a block
+//!   (the compares, the mask moves into `k` registers, the permutes and
+//!   compresses).
+//! * A 64-unit look-ahead before the 128-unit ASCII run (most 128-unit
+//!   tests fail in `sparse` text): `sparse` 1 KiB 0.93 → 1.19–1.29 and 64
+//!   KiB 1.10–1.18 → 1.26–1.37, but random and Emoji from 32 KiB to 1 MiB
+//!   1.15–1.25 → 0.87–1.07, in five formulations (64 units packed by
+//!   `vpermt2b` or two `vpmovwb`, 32 units, the run out of line, 64-unit
+//!   steps only). The same loss came with the new code behind a branch
+//!   never taken, so it is the code's presence in the loop (its layout or
+//!   the predictors' view of it), not its work: aligning loops to 64 bytes
+//!   and padding branches off 32-byte boundaries changed nothing. The
+//!   formulation that kept random (an ASCII step returned as its own
+//!   `Step` variant) lost the `sparse` gain (0.98).
+//! * With the blocks outside ASCII not converted at all (wrong output, as a
+//!   bound), `sparse` 1 KiB went only from 0.90 to 0.97: that row's cost is
+//!   not the conversion.
 
 use super::utf32_avx512::{IOTA, decode_lanes, gather_characters};
 use super::{Progress, prefetch_input, prefetch_output};
