@@ -48,21 +48,24 @@ pub(crate) unsafe fn count_chars(bytes: &[u8]) -> usize {
     let lead = |v: __m512i, present: u64| {
         _mm512_mask_cmpgt_epi8_mask(present, v, _mm512_set1_epi8(-65)).count_ones() as usize
     };
-    let mut n = 0;
-    if blocks.len() >= PREFETCH_BLOCKS {
+    // Two copies of the loop, with and without the hint, chosen once.
+    let count_blocks = |prefetch: bool| {
+        let mut n = 0;
         for block in blocks {
-            super::prefetch_input(block.as_ptr(), 0);
+            if prefetch {
+                super::prefetch_input(block.as_ptr(), 0);
+            }
             // SAFETY: `block` is 64 readable bytes.
             let v = unsafe { _mm512_loadu_si512(block.as_ptr().cast()) };
             n += lead(v, u64::MAX);
         }
+        n
+    };
+    let mut n = if blocks.len() >= PREFETCH_BLOCKS {
+        count_blocks(true)
     } else {
-        for block in blocks {
-            // SAFETY: `block` is 64 readable bytes.
-            let v = unsafe { _mm512_loadu_si512(block.as_ptr().cast()) };
-            n += lead(v, u64::MAX);
-        }
-    }
+        count_blocks(false)
+    };
     if !tail.is_empty() {
         let present = u64::MAX >> (64 - tail.len());
         // SAFETY: the mask enables the `tail.len() < 64` readable bytes

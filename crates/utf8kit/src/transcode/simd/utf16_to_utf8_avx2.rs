@@ -83,7 +83,7 @@
 //! such steps were 2-byte text, [`StepCounts`], since in mixed text that
 //! choice too is a coin toss), skips the ASCII half of the 64 units that
 //! end an ASCII run without a branch, and prefetches its input
-//! [`PREFETCH_AHEAD`] bytes ahead. It ran 1.07–1.48× that sparse loop on long texts with characters
+//! [`LOAD_AHEAD`](super::LOAD_AHEAD) bytes ahead. It ran 1.07–1.48× that sparse loop on long texts with characters
 //! outside ASCII (0.98–1.01 on ASCII alone), and 1.04–1.26× it on short
 //! texts seen once, but 0.6–0.9× it on a short text converted again and
 //! again. The present sparse loop, with `one_outside_ascii`, keeps short
@@ -305,7 +305,7 @@
 
 use super::utf16_avx512::Stop;
 use super::utf16_shared::SWAP16;
-use super::{Aligned, copy_short, lane_table};
+use super::{Aligned, copy_short, lane_table, prefetch_input};
 use core::arch::x86_64::*;
 
 /// `pshufb` indices that pack eight 16-bit lanes, each holding a unit below
@@ -1180,9 +1180,6 @@ const SPARSE_BELOW: (usize, usize) = (11, 10);
 /// instead of [`sparse_steps`] (see the module doc).
 const LONG_FROM: usize = 1024 * 1024;
 
-/// How far ahead of its loads [`long_sparse_steps`] prefetches, in bytes.
-const PREFETCH_AHEAD: usize = 2048;
-
 /// Inputs of at least this many units, into room for as many bytes (an
 /// output of 8 MiB or more, which the caches do not keep), go on with an
 /// ASCII run that filled a whole chunk by non-temporal stores
@@ -1211,9 +1208,9 @@ unsafe fn mostly_ascii<const BE: bool>(src: *const u8) -> bool {
 /// is from `800` on, else by [`spread16`] and [`store16`]; all-ASCII steps
 /// 64 units at a time, the first 32 units of the 64 that end such a run
 /// skipped without a branch if they are ASCII. Each step prefetches the
-/// input [`PREFETCH_AHEAD`] bytes on. Returns the units read, the bytes
-/// written, and the counts of the steps it converted that were not all
-/// ASCII.
+/// input [`LOAD_AHEAD`](super::LOAD_AHEAD) bytes on ([`prefetch_input`]).
+/// Returns the units read, the bytes written, and the counts of the steps
+/// it converted that were not all ASCII.
 ///
 /// # Safety
 ///
@@ -1235,7 +1232,7 @@ unsafe fn long_sparse_steps<const BE: bool, const TWO: bool>(
     'steps: while i + 48 <= lim && cap - o >= 2 * ROOM {
         // SAFETY: units `i..i + 32` are readable.
         let (mut u, mut v) = unsafe { load32::<BE>(src, i) };
-        _mm_prefetch::<_MM_HINT_T0>(src.wrapping_add(2 * i + PREFETCH_AHEAD).cast());
+        prefetch_input(src, 2 * i);
         if _mm256_testz_si256(_mm256_or_si256(u, v), not_ascii) != 0 {
             // SAFETY: `o + 32 <= cap`.
             unsafe { _mm256_storeu_si256(dst.add(o).cast(), pack_ascii32(u, v)) };
@@ -1248,8 +1245,8 @@ unsafe fn long_sparse_steps<const BE: bool, const TWO: bool>(
                 }
                 // SAFETY: units `i..i + 64` are readable (`i + 80 <= lim`).
                 let (a, b, c, d) = unsafe { load64::<BE>(src, i) };
-                _mm_prefetch::<_MM_HINT_T0>(src.wrapping_add(2 * i + PREFETCH_AHEAD).cast());
-                _mm_prefetch::<_MM_HINT_T0>(src.wrapping_add(2 * i + PREFETCH_AHEAD + 64).cast());
+                prefetch_input(src, 2 * i);
+                prefetch_input(src, 2 * i + 64);
                 let first = _mm256_or_si256(a, b);
                 let all = _mm256_or_si256(first, _mm256_or_si256(c, d));
                 if _mm256_testz_si256(all, not_ascii) == 0 {
