@@ -92,7 +92,15 @@
 //! that Xeon): without [`mixed_run`] the same; without the input alignment
 //! step 0.79–0.84. By size on Latin-1 text (one run): 65 B 0.76, 128 B
 //! 0.75, 256 B 0.84, 512 B 0.96, 1 KiB 0.85, 2 KiB 0.94, 4 KiB 0.97, 16 KiB
-//! 1.00.
+//! 1.00. The prefetch hints were part of it (see [`AHEAD_MIN`]: 1 KiB now
+//! 0.86–0.92). What is left looks like a fixed cost per call: by a sweep of
+//! sizes (UTF-8 → Latin-1 on Latin-1 text, 256 B to 3 KiB, 2026-11-28)
+//! this kernel costs about 6 ns plus 10 ns per 256 bytes and simdutf's 3
+//! ns plus 11 ns, so simdutf leads below about 1.5 KiB; the main loops
+//! themselves are as short as simdutf's (about 40 instructions a mixed
+//! block). Letting the UTF-8 → Latin-1 main loop run to the last whole
+//! block with a masked store there (as simdutf does) made 512 B 35 %
+//! slower.
 //!
 //! Mixed text in L1 runs at about 9.5 cycles per 64-byte block. Measured
 //! instead of the current block and found slower: the `vpcompressb` keep
@@ -249,6 +257,7 @@ unsafe fn ascii_pairs(
     dst: *mut u8,
     mut o: usize,
     cap: usize,
+    ahead: bool,
 ) -> (usize, usize) {
     while src.len() - i >= 128 && cap - o >= 128 {
         // SAFETY: `i + 128 <= src.len()`.
@@ -262,7 +271,9 @@ unsafe fn ascii_pairs(
         if _mm512_movepi8_mask(_mm512_or_si512(a, b)) != 0 {
             break;
         }
-        prefetch_output::<2>(dst, o, cap);
+        if ahead {
+            prefetch_output::<2>(dst, o, cap);
+        }
         // SAFETY: `o + 128 <= cap`.
         unsafe {
             let out = dst.add(o);
@@ -282,6 +293,19 @@ unsafe fn ascii_pairs(
 /// FP16 (64 KiB unchanged).
 const MIXED_RUN_MIN: usize = 224;
 
+/// Latin-1 → UTF-8 asks for its input and output ahead ([`prefetch_input`],
+/// [`prefetch_output`]) only in inputs of at least this many bytes (the
+/// main loop and the ASCII pairs), and [`mixed_run`] only while this many
+/// are left: for shorter inputs the lines asked for are past the input, or
+/// the output's last lines, already in L1. Intel Xeon with AVX-512 FP16,
+/// 2026-11-28, ÷ simdutf before → after in the same rounds: 1 KiB Latin-1
+/// text 0.81–0.87 → 0.86–0.91, random 0.84–0.85 → 0.90–0.92, ASCII and
+/// Latin 0.93–0.97 → 1.01–1.06; 64 B, 64 KiB, 1 MiB and 64 MiB unchanged.
+/// (The same test in the UTF-8 → Latin-1 loop lost 3–6 % on Latin-1 text
+/// and random at 64 KiB, which it should not have touched: a layout
+/// effect; that loop keeps its hint at every length.)
+const AHEAD_MIN: usize = 2048;
+
 /// Converts mixed Latin-1 text from `src[i..]` to `dst + o`, block by
 /// block, while 224 input bytes and 128 bytes of room are left and one of
 /// the next two blocks is not ASCII; returns the new `(i, o)`. The
@@ -297,7 +321,7 @@ const MIXED_RUN_MIN: usize = 224;
 ///   `o <= cap`.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi1,bmi2,popcnt")]
 #[inline(never)]
-unsafe fn mixed_run(
+unsafe fn mixed_run<const AHEAD: bool>(
     src: &[u8],
     mut i: usize,
     dst: *mut u8,
@@ -316,7 +340,9 @@ unsafe fn mixed_run(
         )
     };
     while (h0 | h1) != 0 && src.len() - i >= 192 + 32 && cap - o >= 128 {
-        prefetch_input(src.as_ptr(), i);
+        if AHEAD {
+            prefetch_input(src.as_ptr(), i);
+        }
         // SAFETY: `i + 192 <= src.len()`.
         let (v, h2) = unsafe {
             let p = src.as_ptr().add(i);
@@ -331,7 +357,9 @@ unsafe fn mixed_run(
         // in UTF-8 → Latin-1 (at most 64 bytes a block) lost 3–9 % from 1
         // KiB to 1 MiB, so there only inputs of 4 MiB and more take it
         // (see `utf8_to_latin1_long`).
-        prefetch_output::<2>(dst, o, cap);
+        if AHEAD {
+            prefetch_output::<2>(dst, o, cap);
+        }
         // SAFETY: `o + 128 <= cap`, and 32 or more input bytes follow.
         o += unsafe { latin1_block_whole(v, h0, dst.add(o)) };
         i += 64;
@@ -551,8 +579,11 @@ unsafe fn latin1_to_utf8_long(src: &[u8], dst: *mut u8, cap: usize) -> Progress 
     }
     // Whole blocks with room for the worst case (128 bytes), and at least
     // 32 more input bytes after them: whole stores (see below).
+    let ahead = src.len() >= AHEAD_MIN;
     while src.len() - i >= 96 && cap - o >= 128 {
-        prefetch_input(src.as_ptr(), i);
+        if ahead {
+            prefetch_input(src.as_ptr(), i);
+        }
         // SAFETY: `i + 64 <= src.len()`.
         let v = unsafe { _mm512_loadu_si512(src.as_ptr().add(i).cast()) };
         // SAFETY: `o + 128 <= cap`.
@@ -565,7 +596,7 @@ unsafe fn latin1_to_utf8_long(src: &[u8], dst: *mut u8, cap: usize) -> Progress 
             o += 64;
             // SAFETY: the pairs read `i + 128 <= src.len()` and write
             // `o + 128 <= cap`.
-            unsafe { (i, o) = ascii_pairs(src, i, dst, o, cap) };
+            unsafe { (i, o) = ascii_pairs(src, i, dst, o, cap, ahead) };
             continue;
         }
         // SAFETY: 128 bytes at `out` are writable, and 32 or more input
@@ -577,7 +608,13 @@ unsafe fn latin1_to_utf8_long(src: &[u8], dst: *mut u8, cap: usize) -> Progress 
         if src.len() - i >= MIXED_RUN_MIN {
             // SAFETY: `i <= src.len()`, `o <= cap`, and `dst` is `cap`
             // writable bytes (the caller's contract).
-            unsafe { (i, o) = mixed_run(src, i, dst, o, cap) };
+            unsafe {
+                (i, o) = if src.len() - i >= AHEAD_MIN {
+                    mixed_run::<true>(src, i, dst, o, cap)
+                } else {
+                    mixed_run::<false>(src, i, dst, o, cap)
+                }
+            };
         }
     }
     // The end: a short block, or little room; the stores past the output
@@ -815,7 +852,7 @@ unsafe fn utf8_to_latin1_long<const VALID: bool>(src: &[u8], dst: *mut u8, cap: 
                 i += 64;
                 o += 64;
                 // SAFETY: as in `latin1_to_utf8`.
-                unsafe { (i, o) = ascii_pairs(src, i, dst, o, cap) };
+                unsafe { (i, o) = ascii_pairs(src, i, dst, o, cap, true) };
                 continue;
             }
             let Some((packed, len, c, c3)) =
