@@ -94,7 +94,7 @@
 //! 0.75, 256 B 0.84, 512 B 0.96, 1 KiB 0.85, 2 KiB 0.94, 4 KiB 0.97, 16 KiB
 //! 1.00. The prefetch hints were part of it (see [`AHEAD_MIN`]: 1 KiB now
 //! 0.86–0.92). What is left looks like a fixed cost per call: by a sweep of
-//! sizes (UTF-8 → Latin-1 on Latin-1 text, 256 B to 3 KiB, 2026-11-28)
+//! sizes (UTF-8 → Latin-1 on Latin-1 text, 256 B to 3 KiB, 2026-11-27)
 //! this kernel costs about 6 ns plus 10 ns per 256 bytes and simdutf's 3
 //! ns plus 11 ns, so simdutf leads below about 1.5 KiB; the main loops
 //! themselves are as short as simdutf's (about 40 instructions a mixed
@@ -298,7 +298,7 @@ const MIXED_RUN_MIN: usize = 224;
 /// main loop and the ASCII pairs), and [`mixed_run`] only while this many
 /// are left: for shorter inputs the lines asked for are past the input, or
 /// the output's last lines, already in L1. Intel Xeon with AVX-512 FP16,
-/// 2026-11-28, ÷ simdutf before → after in the same rounds: 1 KiB Latin-1
+/// 2026-11-27, ÷ simdutf before → after in the same rounds: 1 KiB Latin-1
 /// text 0.81–0.87 → 0.86–0.91, random 0.84–0.85 → 0.90–0.92, ASCII and
 /// Latin 0.93–0.97 → 1.01–1.06; 64 B, 64 KiB, 1 MiB and 64 MiB unchanged.
 /// (The same test in the UTF-8 → Latin-1 loop lost 3–6 % on Latin-1 text
