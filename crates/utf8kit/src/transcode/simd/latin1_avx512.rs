@@ -98,9 +98,13 @@
 //! this kernel costs about 6 ns plus 10 ns per 256 bytes and simdutf's 3
 //! ns plus 11 ns, so simdutf leads below about 1.5 KiB; the main loops
 //! themselves are as short as simdutf's (about 40 instructions a mixed
-//! block). Letting the UTF-8 → Latin-1 main loop run to the last whole
-//! block with a masked store there (as simdutf does) made 512 B 35 %
-//! slower.
+//! block). Part of it was the exact steps after the main loops, which
+//! converted up to two whole blocks (the loops stopped 96 or 128 bytes
+//! before the end); both loops now take the last whole block too, with
+//! exact stores (see `latin1_to_utf8_long` and `utf8_to_latin1_long`).
+//! (A first measurement of that, in a small program with the input and
+//! the output both on 4 KiB boundaries, had it 35 % slower at 512 B: the
+//! masked store's address aliased the next loads' modulo 4 KiB.)
 //!
 //! Mixed text in L1 runs at about 9.5 cycles per 64-byte block. Measured
 //! instead of the current block and found slower: the `vpcompressb` keep
@@ -577,10 +581,13 @@ unsafe fn latin1_to_utf8_long(src: &[u8], dst: *mut u8, cap: usize) -> Progress 
             None => return Progress::default(),
         }
     }
-    // Whole blocks with room for the worst case (128 bytes), and at least
-    // 32 more input bytes after them: whole stores (see below).
+    // Whole blocks with room for the worst case (128 bytes): whole stores
+    // while at least 32 more input bytes follow the block (see below), and
+    // exact ones for the input's last whole block. (Leaving that block to
+    // the loop of the end cost 1 KiB 1–8 % and 4 KiB of ASCII and Latin
+    // 20–27 %.)
     let ahead = src.len() >= AHEAD_MIN;
-    while src.len() - i >= 96 && cap - o >= 128 {
+    while src.len() - i >= 64 && cap - o >= 128 {
         if ahead {
             prefetch_input(src.as_ptr(), i);
         }
@@ -598,6 +605,17 @@ unsafe fn latin1_to_utf8_long(src: &[u8], dst: *mut u8, cap: usize) -> Progress 
             // `o + 128 <= cap`.
             unsafe { (i, o) = ascii_pairs(src, i, dst, o, cap, ahead) };
             continue;
+        }
+        if src.len() - i < 96 {
+            // SAFETY: the 64 bytes at `src + i` are readable, 128 bytes
+            // at `out` writable.
+            if let Some(len) = unsafe {
+                latin1_block_exact(src.as_ptr().add(i), 64, src.len() - i - 64, out, cap - o)
+            } {
+                i += 64;
+                o += len;
+            }
+            break;
         }
         // SAFETY: 128 bytes at `out` are writable, and 32 or more input
         // bytes follow the block.
@@ -837,9 +855,11 @@ unsafe fn utf8_to_latin1_long<const VALID: bool>(src: &[u8], dst: *mut u8, cap: 
     // Invariants: `i <= src.len()`, and `i - carry` is a character
     // boundary; `o <= cap` bytes are the conversion of `src[..i - carry]`.
     'outer: loop {
-        // Whole aligned blocks while 64 bytes of room are left and 64 more
-        // input bytes follow: whole loads and stores (see below).
-        while (misalign + i).is_multiple_of(64) && src.len() - i >= 128 && cap - o >= 64 {
+        // Whole aligned blocks while 64 bytes of room are left: whole
+        // loads, and whole stores but for the input's last whole block
+        // (see below). (Leaving that block to the exact steps after the
+        // loop, as until 2026-11-27, cost 1 KiB 5–13 % and 4 KiB 4–32 %.)
+        while (misalign + i).is_multiple_of(64) && src.len() - i >= 64 && cap - o >= 64 {
             prefetch_input(src.as_ptr(), i);
             // SAFETY: `i + 64 <= src.len()`.
             let v = unsafe { _mm512_loadu_si512(src.as_ptr().add(i).cast()) };
@@ -866,9 +886,16 @@ unsafe fn utf8_to_latin1_long<const VALID: bool>(src: &[u8], dst: *mut u8, cap: 
             // The bytes stored past `len` (at most 32: a block makes at
             // least 32) are overwritten by the output of the 64 or more
             // input bytes that follow, at least 32 bytes if they are valid
-            // (else the buffer's contents are unspecified anyway).
+            // (else the buffer's contents are unspecified anyway); the
+            // input's last whole block stores exactly its `len` bytes.
             // SAFETY: 64 bytes at `out` are writable.
-            unsafe { _mm512_storeu_si512(out.cast(), packed) };
+            unsafe {
+                if src.len() - i >= 128 {
+                    _mm512_storeu_si512(out.cast(), packed);
+                } else {
+                    store(out, packed, len);
+                }
+            }
             (carry, carry_c3) = (c, c3);
             i += 64;
             o += len;
