@@ -94,17 +94,20 @@
 //! 0.75, 256 B 0.84, 512 B 0.96, 1 KiB 0.85, 2 KiB 0.94, 4 KiB 0.97, 16 KiB
 //! 1.00. The prefetch hints were part of it (see [`AHEAD_MIN`]: 1 KiB now
 //! 0.86–0.92). What is left looks like a fixed cost per call: by a sweep of
-//! sizes (UTF-8 → Latin-1 on Latin-1 text, 256 B to 3 KiB, 2026-11-27)
-//! this kernel costs about 6 ns plus 10 ns per 256 bytes and simdutf's 3
+//! sizes (UTF-8 → Latin-1 on Latin-1 text, 256 B to 3 KiB, 2026-11-27,
+//! input and output on 4 KiB boundaries, before the change below) this
+//! kernel costs about 6 ns plus 10 ns per 256 bytes and simdutf's 3
 //! ns plus 11 ns, so simdutf leads below about 1.5 KiB; the main loops
 //! themselves are as short as simdutf's (about 40 instructions a mixed
-//! block). Part of it was the exact steps after the main loops, which
-//! converted up to two whole blocks (the loops stopped 96 or 128 bytes
-//! before the end); both loops now take the last whole block too, with
-//! exact stores (see `latin1_to_utf8_long` and `utf8_to_latin1_long`).
-//! (A first measurement of that, in a small program with the input and
-//! the output both on 4 KiB boundaries, had it 35 % slower at 512 B: the
-//! masked store's address aliased the next loads' modulo 4 KiB.)
+//! block). The exact steps after the main loops converted up to two whole
+//! blocks (the loops stopped 96 or 128 bytes before the end); both loops
+//! now take the last whole block too, with exact stores (see
+//! `latin1_to_utf8_long` and `utf8_to_latin1_long`): 4 KiB of ASCII and
+//! Latin +20–30 % both ways; at 1 KiB each direction's change alone gained
+//! about 5 % on mixed text, both together not (where the code landed). (A
+//! first measurement, in a small program with the input and the output
+//! both on 4 KiB boundaries, had it 35 % slower at 512 B, probably the
+//! masked store aliasing the next loads modulo 4 KiB.)
 //!
 //! Mixed text in L1 runs at about 9.5 cycles per 64-byte block. Measured
 //! instead of the current block and found slower: the `vpcompressb` keep
