@@ -653,6 +653,26 @@ fn utf8_latin1_text_long() {
     }
 }
 
+/// UTF-8 → Latin-1 past 4 MiB, where the AVX-512 kernel runs a copy of its
+/// loop of its own (the one that asks for its output ahead): mixed text,
+/// valid, with a character above U+00FF near the end, and with an invalid
+/// byte there.
+#[test]
+fn utf8_latin1_text_far() {
+    let text = std_latin1_to_utf8(&latin1_text((4 << 20) + 1000, 17));
+    check_utf8(text.as_bytes());
+    let mut at = text.len() - 300;
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    let mut euro = text.clone().into_bytes();
+    euro.splice(at..at, "€".bytes());
+    check_utf8(&euro);
+    let mut invalid = text.into_bytes();
+    invalid[at] = 0xFF;
+    check_utf8(&invalid);
+}
+
 #[test]
 fn lipsum_files() {
     let Some(dir) = corpus_dir() else {

@@ -820,7 +820,12 @@ pub(crate) unsafe fn utf8_to_latin1<const VALID: bool>(
         unsafe {
             let k = ascii_stream(src, dst, cap);
             if k > 0 {
-                let p = utf8_to_latin1_long::<VALID>(&src[k..], dst.add(k), cap - k);
+                let rest = &src[k..];
+                let p = if rest.len() >= FAR_MIN {
+                    utf8_to_latin1_long::<VALID, true>(rest, dst.add(k), cap - k)
+                } else {
+                    utf8_to_latin1_long::<VALID, false>(rest, dst.add(k), cap - k)
+                };
                 return Progress {
                     read: k + p.read,
                     written: k + p.written,
@@ -829,8 +834,28 @@ pub(crate) unsafe fn utf8_to_latin1<const VALID: bool>(
         }
     }
     // SAFETY: the caller's contract.
-    unsafe { utf8_to_latin1_long::<VALID>(src, dst, cap) }
+    unsafe {
+        if src.len() >= FAR_MIN {
+            utf8_to_latin1_long::<VALID, true>(src, dst, cap)
+        } else {
+            utf8_to_latin1_long::<VALID, false>(src, dst, cap)
+        }
+    }
 }
+
+/// UTF-8 → Latin-1 asks for the output's lines ahead ([`prefetch_output`]),
+/// one a mixed block, in inputs of at least this many bytes, whose output
+/// leaves L2, in a copy of the loop of their own ([`utf8_to_latin1_long`]
+/// with `FAR`). A test in the one loop for all lengths was a branch taken
+/// every mixed block, which made the loop's exit unpredictable from about
+/// ten blocks (a step of 4 ns from 640 to 704 bytes): without it 1 KiB of
+/// Latin-1 text and random went from 0.89 to 0.97 × simdutf, 4 KiB from
+/// 1.08 to 1.13 (and 0.93–0.97 → 1.03–1.05 at 1 KiB in a second program,
+/// whose code lands elsewhere). Intel Xeon with AVX-512 FP16, 2026-11-27, 64 MiB
+/// ÷ simdutf in three rounds against the loop without it, Latin-1 text
+/// 1.07–1.13 (1.04–1.05), random 1.05–1.10 (0.85–0.99); from 256 KiB it
+/// cost 1 MiB 0.03–0.10.
+const FAR_MIN: usize = 4 << 20;
 
 /// [`utf8_to_latin1`] for more than 128 bytes (out of line, so that the
 /// short path saves no registers for the loops).
@@ -841,7 +866,11 @@ pub(crate) unsafe fn utf8_to_latin1<const VALID: bool>(
 /// * `dst` is valid for writes of `cap` bytes.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi1,bmi2,popcnt")]
 #[inline(never)]
-unsafe fn utf8_to_latin1_long<const VALID: bool>(src: &[u8], dst: *mut u8, cap: usize) -> Progress {
+unsafe fn utf8_to_latin1_long<const VALID: bool, const FAR: bool>(
+    src: &[u8],
+    dst: *mut u8,
+    cap: usize,
+) -> Progress {
     let mut i = 0;
     let mut o = 0;
     // The lead carried from the last lane of the previous block (bit 0),
@@ -849,12 +878,6 @@ unsafe fn utf8_to_latin1_long<const VALID: bool>(src: &[u8], dst: *mut u8, cap: 
     let mut carry = 0u64;
     let mut carry_c3 = 0u64;
     let misalign = src.as_ptr() as usize % 64;
-    // Ask for the output's lines ahead ([`prefetch_output`]), one a mixed
-    // block, in inputs whose output leaves L2: Intel Xeon with AVX-512
-    // FP16, 2026-11-27, 64 MiB ÷ simdutf in three rounds against the loop
-    // without it, Latin-1 text 1.07–1.13 (1.04–1.05), random 1.05–1.10
-    // (0.85–0.99); from 256 KiB it cost 1 MiB 0.03–0.10.
-    let far = src.len() >= (4 << 20);
     // Invariants: `i <= src.len()`, and `i - carry` is a character
     // boundary; `o <= cap` bytes are the conversion of `src[..i - carry]`.
     'outer: loop {
@@ -883,7 +906,7 @@ unsafe fn utf8_to_latin1_long<const VALID: bool>(src: &[u8], dst: *mut u8, cap: 
             else {
                 break 'outer;
             };
-            if far {
+            if FAR {
                 prefetch_output::<1>(dst, o, cap);
             }
             // The bytes stored past `len` (at most 32: a block makes at
@@ -891,14 +914,16 @@ unsafe fn utf8_to_latin1_long<const VALID: bool>(src: &[u8], dst: *mut u8, cap: 
             // input bytes that follow, at least 32 bytes if they are valid
             // (else the buffer's contents are unspecified anyway); the
             // input's last whole block stores exactly its `len` bytes.
-            // SAFETY: 64 bytes at `out` are writable.
-            unsafe {
-                if src.len() - i >= 128 {
-                    _mm512_storeu_si512(out.cast(), packed);
-                } else {
-                    store(out, packed, len);
-                }
+            if src.len() - i < 128 {
+                // SAFETY: `len <= 64` bytes at `out` are writable.
+                unsafe { store(out, packed, len) };
+                (carry, carry_c3) = (c, c3);
+                i += 64;
+                o += len;
+                break;
             }
+            // SAFETY: 64 bytes at `out` are writable.
+            unsafe { _mm512_storeu_si512(out.cast(), packed) };
             (carry, carry_c3) = (c, c3);
             i += 64;
             o += len;
