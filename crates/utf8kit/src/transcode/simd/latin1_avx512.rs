@@ -301,10 +301,10 @@ unsafe fn ascii_pairs(
 const MIXED_RUN_MIN: usize = 224;
 
 /// Latin-1 → UTF-8 asks for its input and output ahead ([`prefetch_input`],
-/// [`prefetch_output`]) only in inputs of at least this many bytes (the
-/// main loop and the ASCII pairs), and [`mixed_run`] only while this many
-/// are left: for shorter inputs the lines asked for are past the input, or
-/// the output's last lines, already in L1. Intel Xeon with AVX-512 FP16,
+/// [`prefetch_output`]; in the main loop, the ASCII pairs and
+/// [`mixed_run`]) only in inputs of at least this many bytes: for shorter
+/// ones the lines asked for are past the input, or the output's last lines,
+/// already in L1. Intel Xeon with AVX-512 FP16,
 /// 2026-11-27, ÷ simdutf before → after in the same rounds: 1 KiB Latin-1
 /// text 0.81–0.87 → 0.86–0.91, random 0.84–0.85 → 0.90–0.92, ASCII and
 /// Latin 0.93–0.97 → 1.01–1.06; 64 B, 64 KiB, 1 MiB and 64 MiB unchanged.
@@ -630,7 +630,7 @@ unsafe fn latin1_to_utf8_long(src: &[u8], dst: *mut u8, cap: usize) -> Progress 
             // SAFETY: `i <= src.len()`, `o <= cap`, and `dst` is `cap`
             // writable bytes (the caller's contract).
             unsafe {
-                (i, o) = if src.len() - i >= AHEAD_MIN {
+                (i, o) = if ahead {
                     mixed_run::<true>(src, i, dst, o, cap)
                 } else {
                     mixed_run::<false>(src, i, dst, o, cap)
@@ -820,12 +820,7 @@ pub(crate) unsafe fn utf8_to_latin1<const VALID: bool>(
         unsafe {
             let k = ascii_stream(src, dst, cap);
             if k > 0 {
-                let rest = &src[k..];
-                let p = if rest.len() >= FAR_MIN {
-                    utf8_to_latin1_long::<VALID, true>(rest, dst.add(k), cap - k)
-                } else {
-                    utf8_to_latin1_long::<VALID, false>(rest, dst.add(k), cap - k)
-                };
+                let p = utf8_to_latin1_by_length::<VALID>(&src[k..], dst.add(k), cap - k);
                 return Progress {
                     read: k + p.read,
                     written: k + p.written,
@@ -833,6 +828,22 @@ pub(crate) unsafe fn utf8_to_latin1<const VALID: bool>(
             }
         }
     }
+    // SAFETY: the caller's contract.
+    unsafe { utf8_to_latin1_by_length::<VALID>(src, dst, cap) }
+}
+
+/// [`utf8_to_latin1_long`], the copy for `src`'s length ([`FAR_MIN`]).
+///
+/// # Safety
+///
+/// * As [`utf8_to_latin1_long`].
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi1,bmi2,popcnt")]
+#[inline]
+unsafe fn utf8_to_latin1_by_length<const VALID: bool>(
+    src: &[u8],
+    dst: *mut u8,
+    cap: usize,
+) -> Progress {
     // SAFETY: the caller's contract.
     unsafe {
         if src.len() >= FAR_MIN {
@@ -851,10 +862,10 @@ pub(crate) unsafe fn utf8_to_latin1<const VALID: bool>(
 /// ten blocks (a step of 4 ns from 640 to 704 bytes): without it 1 KiB of
 /// Latin-1 text and random went from 0.89 to 0.97 × simdutf, 4 KiB from
 /// 1.08 to 1.13 (and 0.93–0.97 → 1.03–1.05 at 1 KiB in a second program,
-/// whose code lands elsewhere). Intel Xeon with AVX-512 FP16, 2026-11-27, 64 MiB
-/// ÷ simdutf in three rounds against the loop without it, Latin-1 text
-/// 1.07–1.13 (1.04–1.05), random 1.05–1.10 (0.85–0.99); from 256 KiB it
-/// cost 1 MiB 0.03–0.10.
+/// whose code lands elsewhere). The hint itself (Intel Xeon with AVX-512
+/// FP16, 2026-11-27), 64 MiB ÷ simdutf in three rounds against the loop
+/// without it: Latin-1 text 1.07–1.13 (1.04–1.05), random 1.05–1.10
+/// (0.85–0.99); from 256 KiB it cost 1 MiB 0.03–0.10.
 const FAR_MIN: usize = 4 << 20;
 
 /// [`utf8_to_latin1`] for more than 128 bytes (out of line, so that the

@@ -329,10 +329,10 @@ pub(crate) const LOAD_AHEAD: usize = 2048;
 /// inputs pay one instruction a step and no test; past the input's end it
 /// reads nothing), except Latin-1 → UTF-8, which asks only from 2 KiB
 /// (`latin1_avx512`'s `AHEAD_MIN`: +5–10 % at 1 KiB); the AVX-512 char
-/// count, whose step is a handful of
-/// instructions, only from 64 KiB; the AVX2 UTF-16 → UTF-8 loop for long
-/// inputs once per line it reads. The hardware prefetchers alone fell behind on long inputs
-/// whose steps do much work. Intel Xeon with AVX-512 FP16, 2026-11-27,
+/// count, whose step is a handful of instructions, only from 64 KiB; the
+/// AVX2 UTF-16 → UTF-8 loop for long inputs once per line it reads. The
+/// hardware prefetchers alone fell behind on long inputs whose steps do
+/// much work. Intel Xeon with AVX-512 FP16, 2026-11-27,
 /// ÷ simdutf in the same rounds, before → after: UTF-16LE → UTF-8 at 64 MiB
 /// random 1.08–1.18 → 1.79–2.07, Emoji 0.70 → 1.42–1.55, `sparse` 0.81 →
 /// 1.02–1.11, and at 1 MiB the non-Latin lipsum files +5–15 %; UTF-8 →

@@ -83,8 +83,9 @@
 //! such steps were 2-byte text, [`StepCounts`], since in mixed text that
 //! choice too is a coin toss), skips the ASCII half of the 64 units that
 //! end an ASCII run without a branch, and prefetches its input
-//! [`LOAD_AHEAD`](super::LOAD_AHEAD) bytes ahead. It ran 1.07–1.48× that sparse loop on long texts with characters
-//! outside ASCII (0.98–1.01 on ASCII alone), and 1.04–1.26× it on short
+//! [`LOAD_AHEAD`](super::LOAD_AHEAD) bytes ahead. It ran 1.07–1.48× that
+//! sparse loop on long texts with characters outside ASCII (0.98–1.01 on
+//! ASCII alone), and 1.04–1.26× it on short
 //! texts seen once, but 0.6–0.9× it on a short text converted again and
 //! again. The present sparse loop, with `one_outside_ascii`, keeps short
 //! inputs: 1.16–1.20× the one before on short texts seen once, 0.76–1.02×
