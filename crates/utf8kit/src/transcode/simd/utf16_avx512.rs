@@ -16,14 +16,26 @@
 //!   lane* from the lane and the 1–2 lanes after it (the block shifted by
 //!   `vpermb`), in 16-bit lanes, two halves of 32 bytes; one `vpcompressw`
 //!   each packs the results at lead lanes;
-//! * else: the characters are packed first, as in the UTF-8 → UTF-32
-//!   kernel (`vpcompressb` of the lead positions, then a `vpermt2b`
-//!   gathers each character's 4 bytes into a 32-bit lane, 16 characters a
-//!   round),
-//!   and decoded there; a supplementary code point becomes a surrogate pair
-//!   in its lane, and one `vpcompressw` keeps the low unit of every lane and
-//!   the high unit of the 4-byte ones. The rounds follow the characters: a
-//!   block of 4-byte characters (at most 16) takes one.
+//! * else ([`general_block`]): each unit is made *at the byte where it
+//!   ends*, in 16-bit lanes: `vpcompressb` packs those positions (a
+//!   4-byte character ends two units, at its third and fourth byte), and
+//!   three `vpermb` per 32 units fetch the last byte of each unit and the
+//!   one and two bytes before it, from copies of the block in which the
+//!   bytes that do not belong to a unit are zero and two bytes of every
+//!   4-byte character are tagged so that the same OR makes its low
+//!   surrogate; a masked add makes the high ones. The units come out in
+//!   order: nothing is compressed after the decoding.
+//!
+//!   Before (stop 24), these blocks were decoded in 32-bit lanes as the
+//!   UTF-8 → UTF-32 kernel does, 16 characters a round, surrogate pairs
+//!   made in the lanes and packed by `vpcompressw`. Intel Xeon with
+//!   AVX-512 FP16, 2026-11-28, ÷ simdutf, validating: random 1 KiB / 64
+//!   KiB 1.07 / 1.21 → 1.42 / 1.64 (a separate small program).
+//!
+//! The last block of an input that starts at a character boundary can be
+//! checked on the masks and units the conversion makes anyway
+//! ([`last_block_checked`]), which the fused kernel uses for inputs of
+//! one block.
 //!
 //! # UTF-16 → UTF-8
 //!
@@ -86,7 +98,7 @@
 //!   bound), `sparse` 1 KiB went only from 0.90 to 0.97: that row's cost is
 //!   not the conversion.
 
-use super::utf32_avx512::{IOTA, decode_lanes, gather_characters};
+use super::utf32_avx512::IOTA;
 use super::{Progress, prefetch_input, prefetch_output};
 use core::arch::x86_64::*;
 
@@ -132,6 +144,8 @@ const B: i32 = 0xCC;
 const C: i32 = 0xAA;
 /// `a | (b & c)`.
 pub(crate) const A_OR_B_AND_C: i32 = A | (B & C);
+/// `a | b | c`.
+const A_OR_B_OR_C: i32 = A | B | C;
 /// `(a & b) | c`.
 pub(crate) const A_AND_B_OR_C: i32 = (A & B) | C;
 /// `c ? a : b`, bit by bit.
@@ -311,7 +325,7 @@ pub(crate) unsafe fn block<const BE: bool, const MASKED: bool>(
         if four == 0 {
             bmp_block::<BE, MASKED>(v, m, out);
         } else {
-            let written = general_block::<BE, MASKED>(v, m, four, out);
+            let written = general_block::<BE, MASKED>(v, m, four, end, out);
             debug_assert_eq!(written, n);
         }
     }
@@ -537,83 +551,300 @@ fn bmp_half(c: __m256i, c1: __m256i, c2: __m256i, two: u32, three: u32) -> __m51
     _mm512_mask_mov_epi16(r, three, y)
 }
 
+/// [`last_block_checked`] for a block without 4-byte characters, whose
+/// leads are `m`, those `>= C0` in `two`, `>= E0` in `three`, `n` in all:
+/// each unit made at its lead's lane as [`bmp_block`] does (no packing of
+/// positions first), the units of 3-byte characters checked there.
+///
+/// # Safety
+///
+/// * As [`last_block_checked`]; the block's structure passed its check.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi1,bmi2,popcnt")]
+#[inline]
+unsafe fn bmp_last_block<const BE: bool>(
+    v: __m512i,
+    m: u64,
+    two: u64,
+    three: u64,
+    n: usize,
+    out: *mut u8,
+    room: usize,
+) -> Checked {
+    let n1 = _mm512_permutexvar_epi8(table(&NEXT1), v);
+    let n2 = _mm512_permutexvar_epi8(table(&NEXT2), v);
+    let lo = bmp_half(
+        _mm512_castsi512_si256(v),
+        _mm512_castsi512_si256(n1),
+        _mm512_castsi512_si256(n2),
+        two as u32,
+        three as u32,
+    );
+    let hi = bmp_half(
+        _mm512_extracti64x4_epi64::<1>(v),
+        _mm512_extracti64x4_epi64::<1>(n1),
+        _mm512_extracti64x4_epi64::<1>(n2),
+        (two >> 32) as u32,
+        (three >> 32) as u32,
+    );
+    let d800 = _mm512_set1_epi16(0xD800u16 as i16);
+    let below = _mm512_set1_epi16(0x800);
+    let (t0, t1) = (three as u32, (three >> 32) as u32);
+    let bad = _mm512_mask_cmplt_epu16_mask(t0, lo, below)
+        | _mm512_mask_cmplt_epu16_mask(t0, _mm512_sub_epi16(lo, d800), below)
+        | _mm512_mask_cmplt_epu16_mask(t1, hi, below)
+        | _mm512_mask_cmplt_epu16_mask(t1, _mm512_sub_epi16(hi, d800), below);
+    if bad != 0 {
+        return Checked::Unsure;
+    }
+    if n > room {
+        return Checked::Full;
+    }
+    let (m0, m1) = (m as u32, (m >> 32) as u32);
+    let n0 = m0.count_ones() as usize;
+    // SAFETY: the stores write units `0..n0` and `n0..n` of `out`, `n <=
+    // room`.
+    unsafe {
+        store_units::<BE, true>(out, _mm512_maskz_compress_epi16(m0, lo), n0);
+        store_units::<BE, true>(out.add(2 * n0), _mm512_maskz_compress_epi16(m1, hi), n - n0);
+    }
+    Checked::Done(n)
+}
+
 /// Converts the characters whose leads are in `m` (any length; the 4-byte
-/// ones in `four`, a subset of `m`) from the block `v` and stores their
-/// `m.count_ones() + four.count_ones()` units at `out`; returns that count.
+/// ones in `four`, a subset of `m`; the last one ends at byte `end - 1`)
+/// from the block `v` and stores their `m.count_ones() +
+/// four.count_ones()` units at `out`; returns that count.
 ///
-/// The lead positions are packed first (`vpcompressb` of `0, 1, …, 63`),
-/// then each 16 characters are gathered into 32-bit lanes and decoded as
-/// the UTF-8 → UTF-32 kernel does, supplementary code points become
-/// surrogate pairs ([`pairs`]), and one `vpcompressw` keeps the low unit of
-/// every character's lane and the high unit of the supplementary ones. The
-/// work follows the number of characters: a block of 4-byte characters
-/// holds at most 16 and takes one round.
+/// The units are made where they end, in 16-bit lanes: a mask marks the
+/// last byte of every unit (the byte before each lead but the first, byte
+/// `end - 1`, and the third byte of each 4-byte character, which ends its
+/// high surrogate), `vpcompressb` packs those positions, and three
+/// `vpermb` per 32 units fetch each unit's last byte and the one and two
+/// bytes before it. A byte before the last counts only where the byte
+/// after it is not ASCII (the unit is longer than one byte), two before
+/// only where it is a lead `>= E0`. A low surrogate is built from its
+/// character's last three bytes by tagging two of them beforehand: the
+/// third byte gets bits `0x30` (bits 10 and 11 of the unit) and the second
+/// the value `0x0D` (bits 12–15 once shifted), so that the same OR of
+/// three shifted bytes gives `DC00 | cp & 3FF`; a high surrogate is
+/// `(cp >> 6 >> 4) + D7C0`.
 ///
-/// Every character of `m` ends in the block (the caller stops before a
-/// lead whose character may not), so the gather reads `v` only (bytes past
-/// its end read as 0); the bytes it picks past a character's end are
-/// dropped by the decoding. Which
-/// characters make two units comes from `four`, not from the decoded
-/// values, so the count (and every store) stays the caller's even for
-/// invalid input.
+/// No unit goes through 32-bit lanes, and no output is compressed: the
+/// units come out in order, which keeps the chain from the load to the
+/// store short (what a one-block input waits for).
+///
+/// Which characters make two units comes from `four`, not from the bytes,
+/// so the count (and every store) stays the caller's even for invalid
+/// input, whose units are then meaningless.
 ///
 /// # Safety
 ///
 /// * `2 * (m.count_ones() + four.count_ones())` bytes at `out` are
 ///   writable, or, if not `MASKED`, `2 * ROOM16` bytes and that count is at
 ///   most 64 (`block` checks it; valid UTF-8 makes at most one unit per
-///   byte): each round stores 32 units after the rounds before it, which
-///   wrote at most 63 (the last round writes at least one unit), so the
-///   stores end by unit 95.
+///   byte): the second round's store starts 32 units in, so the stores
+///   end by unit 64.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi1,bmi2,popcnt")]
 #[inline]
 unsafe fn general_block<const BE: bool, const MASKED: bool>(
     v: __m512i,
     m: u64,
     four: u64,
+    end: usize,
     out: *mut u8,
 ) -> usize {
-    // Bit `k`: the `k`th character is 4 bytes long.
-    let four = _pext_u64(four, m);
-    let positions = _mm512_maskz_compress_epi8(m, table(&IOTA));
-    let chars = m.count_ones() as usize;
-    let mut n = 0;
-    let mut g = 0;
-    while 16 * g < chars {
-        let cp = decode_lanes(gather_characters(v, _mm512_setzero_si512(), positions, g));
-        let present = _bzhi_u32(0xFFFF, (chars - 16 * g) as u32);
-        let four = (four >> (16 * g)) as u16;
-        let keep = _pdep_u32(present, 0x5555_5555) | _pdep_u32(u32::from(four), 0xAAAA_AAAA);
-        let count = keep.count_ones() as usize;
-        // SAFETY: the rounds' stores write consecutive units, `count` each,
-        // the block's units in all (see above for the plain stores).
-        unsafe {
-            store_units::<BE, MASKED>(
-                out.add(2 * n),
-                _mm512_maskz_compress_epi16(keep, pairs(cp, four)),
-                count,
-            )
-        };
-        n += count;
-        g += 1;
+    let n = (m.count_ones() + four.count_ones()) as usize;
+    if m == 0 || end == 0 || end > 64 {
+        return 0;
+    }
+    // `m & (m - 1)` drops the first lead, before which the block may hold
+    // the end of a character that is not converted here.
+    let ends = ((m & (m - 1)) >> 1) | (1u64 << (end - 1)) | (four << 2);
+    let units = EndUnits::new(v, m, four, ends);
+    let mut done = 0;
+    while done < n {
+        let count = (n - done).min(32);
+        // SAFETY: the rounds store units `0..32` and `32..n` of `out`
+        // (`count` each with `MASKED`), which the caller makes writable.
+        unsafe { store_units::<BE, MASKED>(out.add(2 * done), units.round(done), count) };
+        done += 32;
     }
     n
 }
 
-/// Code points in 32-bit lanes to UTF-16: lanes in `four` (supplementary)
-/// become a surrogate pair, high surrogate in the low 16 bits.
-#[target_feature(enable = "avx512f")]
+/// The UTF-16 units of a block, made where they end ([`general_block`]
+/// tells how).
+struct EndUnits {
+    /// Byte `k`: where unit `k` ends.
+    positions: __m512i,
+    /// Each byte's payload bits (see `new`).
+    payload: __m512i,
+    /// The bytes a unit takes from one before its last.
+    second: __m512i,
+    /// The bytes a unit takes from two before its last.
+    third: __m512i,
+    /// Bit `k`: unit `k` is a high surrogate.
+    high: u64,
+}
+
+impl EndUnits {
+    /// The units of the characters whose leads are `m` (the 4-byte ones
+    /// `four`) in `v`, which end at the bits of `ends`: the byte before
+    /// each lead but the first, the last byte of the last character, and
+    /// the third byte of each 4-byte character (its high surrogate ends
+    /// there).
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi1,bmi2,popcnt")]
+    #[inline]
+    fn new(v: __m512i, m: u64, four: u64, ends: u64) -> EndUnits {
+        let non_ascii = _mm512_movepi8_mask(v);
+        // Every byte's payload bits: 7 for ASCII, 6 for continuation
+        // bytes, and at least the lead's value bits (the marker bits that
+        // remain shift out of the 16-bit lane).
+        let payload =
+            _mm512_mask_mov_epi8(v, non_ascii, _mm512_and_si512(v, _mm512_set1_epi8(0x3F)));
+        // One before the last: where the byte after it is not ASCII; the
+        // third byte of a 4-byte character (second of its low surrogate)
+        // tagged with 0x30 (bits 10 and 11 of `DC00`).
+        let second = _mm512_maskz_mov_epi8(non_ascii >> 1, payload);
+        let second = _mm512_mask_mov_epi8(
+            second,
+            four << 2,
+            _mm512_or_si512(payload, _mm512_set1_epi8(0x30)),
+        );
+        // Two before the last: leads `>= E0`; the second byte of a 4-byte
+        // character (third of its low surrogate) replaced by 0x0D (bits
+        // 12–15 of `DC00`).
+        let three = _mm512_mask_cmpge_epu8_mask(m, v, _mm512_set1_epi8(0xE0u8 as i8));
+        let third = _mm512_maskz_mov_epi8(three, payload);
+        let third = _mm512_mask_mov_epi8(third, four << 1, _mm512_set1_epi8(0x0D));
+        EndUnits {
+            positions: _mm512_maskz_compress_epi8(ends, table(&IOTA)),
+            payload,
+            second,
+            third,
+            high: _pext_u64(four << 2, ends),
+        }
+    }
+
+    /// Units `from..from + 32` (`from` is 0 or 32), in 16-bit lanes.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi1,bmi2,popcnt")]
+    #[inline]
+    fn round(&self, from: usize) -> __m512i {
+        let index = if from == 0 {
+            _mm512_cvtepu8_epi16(_mm512_castsi512_si256(self.positions))
+        } else {
+            _mm512_cvtepu8_epi16(_mm512_extracti64x4_epi64::<1>(self.positions))
+        };
+        let one = _mm512_set1_epi16(1);
+        let before = _mm512_sub_epi16(index, one);
+        let last = _mm512_maskz_permutexvar_epi8(EVEN_BYTES, index, self.payload);
+        let second = _mm512_maskz_permutexvar_epi8(EVEN_BYTES, before, self.second);
+        let third =
+            _mm512_maskz_permutexvar_epi8(EVEN_BYTES, _mm512_sub_epi16(before, one), self.third);
+        let units = _mm512_ternarylogic_epi32::<A_OR_B_OR_C>(
+            last,
+            _mm512_slli_epi16::<6>(second),
+            _mm512_slli_epi16::<12>(third),
+        );
+        // A high surrogate: `(cp >> 6) >> 4` plus `D800 - 0x40` (the
+        // plane number counts from 1).
+        _mm512_mask_add_epi16(
+            units,
+            (self.high >> from) as u32,
+            _mm512_srli_epi16::<4>(units),
+            _mm512_set1_epi16(0xD7C0u16 as i16),
+        )
+    }
+}
+
+/// How [`last_block_checked`] ended.
+pub(crate) enum Checked {
+    /// Valid and converted: this many units written.
+    Done(usize),
+    /// Valid as far as the quick check sees, but the units do not fit.
+    Full,
+    /// The quick check failed: the caller runs the exact one.
+    Unsure,
+}
+
+/// The last block of an input, `v` (its `left <= 64` bytes, lanes after
+/// them zero), which starts at a character boundary with everything
+/// before it valid: checked on the masks and the units, then converted as
+/// [`general_block`] does, and its units stored at `out` if they fit in
+/// `room`.
+///
+/// The check is the one the conversion makes almost free (instead of the
+/// validator's lookup rules and the three loads of earlier bytes they
+/// need, which a one-block call waits for): the continuation bytes must be
+/// exactly those the leads ask for, all inside the input; no lead is `C0`
+/// or `C1`; a 3-byte character's unit is neither below `800` nor a
+/// surrogate; a 4-byte character's high unit is a high surrogate (its code
+/// point is `10000..=10FFFF`, which also rules out leads `F5..`). Together
+/// these are the UTF-8 rules. `Unsure` sends the caller to the exact check
+/// (which finds the error, or, should this check ever be stricter than
+/// the rules, passes the block).
+///
+/// # Safety
+///
+/// * `1 <= left <= 64`; `2 * room` bytes at `out` are writable.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi1,bmi2,popcnt")]
 #[inline]
-fn pairs(cp: __m512i, four: u16) -> __m512i {
-    let s = _mm512_sub_epi32(cp, _mm512_set1_epi32(0x1_0000));
-    let high = _mm512_or_si512(_mm512_srli_epi32::<10>(s), _mm512_set1_epi32(0xD800));
-    // (s << 16) & 03FF_0000 | DC00_0000: the low surrogate in the high half.
-    let low = _mm512_ternarylogic_epi32::<A_AND_B_OR_C>(
-        _mm512_slli_epi32::<16>(s),
-        _mm512_set1_epi32(0x03FF_0000),
-        _mm512_set1_epi32(0xDC00_0000u32 as i32),
-    );
-    _mm512_mask_or_epi32(cp, four, high, low)
+pub(crate) unsafe fn last_block_checked<const BE: bool>(
+    v: __m512i,
+    left: usize,
+    out: *mut u8,
+    room: usize,
+) -> Checked {
+    let lanes = _bzhi_u64(u64::MAX, left as u32);
+    let lead2 = _mm512_cmpge_epu8_mask(v, _mm512_set1_epi8(0xC0u8 as i8));
+    let lead3 = _mm512_cmpge_epu8_mask(v, _mm512_set1_epi8(0xE0u8 as i8));
+    let lead4 = _mm512_cmpge_epu8_mask(v, _mm512_set1_epi8(0xF0u8 as i8));
+    let continuation = _mm512_movepi8_mask(v) & !lead2;
+    let asked = (lead2 << 1) | (lead3 << 2) | (lead4 << 3);
+    let past_end = (lead2 >> 63) | (lead3 >> 62) | (lead4 >> 61);
+    let c0_c1 = _mm512_mask_cmplt_epu8_mask(lead2, v, _mm512_set1_epi8(0xC2u8 as i8));
+    if asked != continuation || past_end != 0 || c0_c1 != 0 {
+        return Checked::Unsure;
+    }
+    let m = lanes & !continuation;
+    let n = (m.count_ones() + lead4.count_ones()) as usize;
+    if lead4 == 0 {
+        // SAFETY: as this function's contract.
+        return unsafe { bmp_last_block::<BE>(v, m, lead2, lead3, n, out, room) };
+    }
+    let ends = (m >> 1) | (1u64 << (left - 1)) | (lead4 << 2);
+    let units = EndUnits::new(v, m, lead4, ends);
+    // Units of 3-byte characters end two bytes after the lead.
+    let three = _pext_u64((lead3 & !lead4) << 2, ends);
+    let d800 = _mm512_set1_epi16(0xD800u16 as i16);
+    let mut rounds = [_mm512_setzero_si512(); 2];
+    let mut done = 0;
+    let mut bad = 0;
+    while done < n {
+        let r = units.round(done);
+        let (three, high) = ((three >> done) as u32, (units.high >> done) as u32);
+        let from_d800 = _mm512_sub_epi16(r, d800);
+        bad |= _mm512_mask_cmplt_epu16_mask(three, r, _mm512_set1_epi16(0x800))
+            | _mm512_mask_cmplt_epu16_mask(three, from_d800, _mm512_set1_epi16(0x800))
+            | _mm512_mask_cmpge_epu16_mask(high, from_d800, _mm512_set1_epi16(0x400));
+        rounds[done / 32] = r;
+        done += 32;
+    }
+    if bad != 0 {
+        return Checked::Unsure;
+    }
+    if n > room {
+        return Checked::Full;
+    }
+    // SAFETY: the stores write units `0..min(n, 32)` and `32..n` of
+    // `out`, `n <= room`.
+    unsafe {
+        store_units::<BE, true>(out, rounds[0], n.min(32));
+        if n > 32 {
+            store_units::<BE, true>(out.add(64), rounds[1], n - 32);
+        }
+    }
+    Checked::Done(n)
 }
 
 /// Where the UTF-16 → UTF-8 kernel stopped.
