@@ -127,6 +127,11 @@ fn utf16_to_utf8_scalar<S: Copy, const LOSSY: bool>(
 /// scalar code; the AVX2 ones take theirs from their kernels' `LEN_MIN`.
 const SIMD_MIN_LEN: usize = 64;
 
+/// UTF-16 inputs of at least this many units take the AVX-512 UTF-8
+/// length kernel, which counts its last units with one masked block: from
+/// 16 units on that is faster than the scalar count.
+const AVX512_UTF8_LEN_MIN: usize = 16;
+
 /// UTF-16 inputs shorter than this are converted to UTF-8 by the scalar
 /// kernel alone; from here on the SIMD kernel (which, like the UTF-8 one,
 /// masks its last steps) is faster.
@@ -427,7 +432,7 @@ pub(super) fn utf16_len_by(engine: Engine, bytes: &[u8]) -> usize {
 fn utf8_len_by<S: Unit16>(engine: Engine, be: bool, src: &[S], unit: impl Fn(S) -> u16) -> usize {
     let (read, n) = match engine {
         #[cfg(target_arch = "x86_64")]
-        Engine::Avx512 if src.len() >= SIMD_MIN_LEN => {
+        Engine::Avx512 if src.len() >= AVX512_UTF8_LEN_MIN => {
             let (ptr, len) = (src.as_ptr().cast::<u8>(), src.len());
             // SAFETY: the CPU has the kernel's features (as above); `src`
             // is `2 * len` readable bytes.
