@@ -253,11 +253,17 @@ pub(crate) unsafe fn utf8_to_utf16<const BE: bool>(
     }
 }
 
-/// Units of output room a plain (unmasked) step needs: what its stores may
-/// reach. An ASCII block stores 64 units; [`bmp_block`] two stores of 32,
-/// the second at most 32 units in; [`general_block`] stores of 32 units
-/// after at most 63 (`block` refuses a block of more than 64 units), so
-/// they end by unit 95.
+/// Units of output room a plain (unmasked) step needs. Its stores reach at
+/// most 64 units: an ASCII block stores 64; [`bmp_block`] and
+/// [`whole_block`] two stores of 32, the second at most 32 units in;
+/// [`general_block`] stores of 32 units at unit 0 and 32 (`block` refuses
+/// a block of more than 64 units). The loops keep 96 nonetheless: 64 was
+/// tried in stop 25 (once the 32-bit-lane decode, whose rounds stored 32
+/// units after up to 63, was gone), and the integration tests found a
+/// store's stray units left past the output's end in a buffer three units
+/// longer than the output. The bulk loops' stores rely on the output
+/// still to come to overwrite what they write past a step's units, and
+/// the 32 units of margin are part of what guarantees that.
 pub(crate) const ROOM16: usize = 96;
 
 /// One step: converts the characters of block `v` (its bytes in `lanes`)
