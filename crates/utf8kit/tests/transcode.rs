@@ -209,6 +209,7 @@ fn check_utf8_bytes(bytes: &[u8]) {
             check_into_err(err, 0xAAAAu16, |b| t::utf8_to_utf16_into(bytes, b));
             check_into_err(err, 0xAAAA_AAAAu32, |b| t::utf8_to_utf32_into(bytes, b));
             check_into_err(err, 0xAAu8, |b| t::utf8_to_utf16le_into(bytes, b));
+            check_into_err(err, 0xAAu8, |b| t::utf8_to_utf16be_into(bytes, b));
             // Latin-1 reports the first problem: an unrepresentable character
             // in the valid prefix, or else the UTF-8 error.
             let prefix = core::str::from_utf8(&bytes[..err.valid_up_to()]).unwrap();
