@@ -222,6 +222,47 @@ fn valid_utf8_to_utf16_run<T: Unit16>(
     p.written + utf8_to_utf16_scalar(rest, out, unit).unwrap_or(0)
 }
 
+/// The fused AVX-512 UTF-8 → UTF-16 kernel on `dst`, big-endian units if
+/// `be`.
+///
+/// # Safety
+///
+/// * The CPU has the kernel's features (`Engine::Avx512` was chosen).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn fused_avx512<T: Unit16>(be: bool, src: &[u8], dst: &mut [T]) -> Fused {
+    let (ptr, cap) = (dst.as_mut_ptr().cast::<u8>(), dst.len());
+    // SAFETY: the caller guarantees the features; `dst` is `2 * cap`
+    // writable bytes (`T` is two bytes, any bits).
+    unsafe {
+        if be {
+            utf16_fused_avx512::utf8_to_utf16::<true>(src, ptr, cap)
+        } else {
+            utf16_fused_avx512::utf8_to_utf16::<false>(src, ptr, cap)
+        }
+    }
+}
+
+/// The `_into` functions' end after the fused AVX-512 kernel stopped early
+/// (out of their hot code): the rest of [`utf8_to_utf16_after_fused`],
+/// fitted to `out`.
+#[cfg(target_arch = "x86_64")]
+#[cold]
+#[inline(never)]
+fn fused_into_finish<T: Unit16>(
+    be: bool,
+    bytes: &[u8],
+    out: &mut [T],
+    fused: Fused,
+    unit: impl Fn(u16) -> T,
+) -> Result<usize, TranscodeError> {
+    let capacity = out.len();
+    fit(
+        utf8_to_utf16_after_fused(Engine::Avx512, be, bytes, out, fused, unit),
+        capacity,
+    )
+}
+
 /// UTF-8 → UTF-16, validating, by `engine`.
 ///
 /// With the AVX-512 or the AVX2 transcoder, one pass validates and
@@ -243,21 +284,12 @@ fn utf8_to_utf16_run<T: Unit16>(
     match engine {
         #[cfg(target_arch = "x86_64")]
         Engine::Avx512 if src.len() >= SIMD_MIN_UTF8 => {
-            let (ptr, cap) = (dst.as_mut_ptr().cast::<u8>(), dst.len());
             // SAFETY: `Engine::Avx512` is only chosen when the CPU has the
-            // kernel's features; `dst` is `2 * cap` writable bytes (`T` is
-            // two bytes, any bits).
-            let fused = unsafe {
-                if be {
-                    utf16_fused_avx512::utf8_to_utf16::<true>(src, ptr, cap)
-                } else {
-                    utf16_fused_avx512::utf8_to_utf16::<false>(src, ptr, cap)
-                }
-            };
-            if fused.read == src.len() && fused.written != Fused::INVALID {
-                Ok(fused.written)
-            } else {
-                utf8_to_utf16_after_fused(Engine::Avx512, be, src, dst, fused, unit)
+            // kernel's features.
+            let fused = unsafe { fused_avx512(be, src, dst) };
+            match fused.all_of(src.len()) {
+                Some(written) => Ok(written),
+                None => utf8_to_utf16_after_fused(Engine::Avx512, be, src, dst, fused, unit),
             }
         }
         #[cfg(target_arch = "x86_64")]
@@ -272,10 +304,9 @@ fn utf8_to_utf16_run<T: Unit16>(
                     utf8_to_utf16_avx2::utf8_to_utf16_checked::<false>(src, ptr, cap)
                 }
             };
-            if fused.read == src.len() && fused.written != Fused::INVALID {
-                Ok(fused.written)
-            } else {
-                utf8_to_utf16_after_fused(Engine::Avx2, be, src, dst, fused, unit)
+            match fused.all_of(src.len()) {
+                Some(written) => Ok(written),
+                None => utf8_to_utf16_after_fused(Engine::Avx2, be, src, dst, fused, unit),
             }
         }
         #[cfg(target_arch = "x86_64")]
@@ -747,35 +778,15 @@ pub fn utf8_to_utf16_into(bytes: &[u8], out: &mut [u16]) -> Result<usize, Transc
         // The fused kernel directly, so that its common end (all of the
         // input converted, which means it fit) returns `Ok` without going
         // through a `Result` of the run and `fit`.
-        let cap = out.len();
         // SAFETY: `Engine::Avx512` is only chosen when the CPU has the
-        // kernel's features; `out` is `2 * cap` writable bytes.
-        let fused = unsafe {
-            utf16_fused_avx512::utf8_to_utf16::<NATIVE_BE>(bytes, out.as_mut_ptr().cast(), cap)
+        // kernel's features.
+        let fused = unsafe { fused_avx512(NATIVE_BE, bytes, out) };
+        return match fused.all_of(bytes.len()) {
+            Some(written) => Ok(written),
+            None => fused_into_finish(NATIVE_BE, bytes, out, fused, |u| u),
         };
-        if fused.read == bytes.len() && fused.written != Fused::INVALID {
-            return Ok(fused.written);
-        }
-        return utf8_to_utf16_into_finish(bytes, out, fused);
     }
     utf8_to_utf16_into_slow(bytes, out)
-}
-
-/// [`utf8_to_utf16_into`] after the fused kernel stopped early (out of the
-/// hot function, as [`utf8_to_utf16_into_slow`]).
-#[cfg(target_arch = "x86_64")]
-#[cold]
-#[inline(never)]
-fn utf8_to_utf16_into_finish(
-    bytes: &[u8],
-    out: &mut [u16],
-    fused: Fused,
-) -> Result<usize, TranscodeError> {
-    let capacity = out.len();
-    fit(
-        utf8_to_utf16_after_fused(Engine::Avx512, NATIVE_BE, bytes, out, fused, |u| u),
-        capacity,
-    )
 }
 
 /// [`utf8_to_utf16_into`] in full (every engine, every end).
@@ -893,41 +904,15 @@ fn utf8_to_utf16_bytes_into(
         // common end returns `Ok` without a `Result` of the run and `fit`
         // (UTF-8 → UTF-16BE at 64 B measured 0.86 ÷ simdutf through them).
         // SAFETY: `Engine::Avx512` is only chosen when the CPU has the
-        // kernel's features; `units` is `2 * capacity` writable bytes.
-        let fused = unsafe {
-            let dst = units.as_mut_ptr().cast::<u8>();
-            if be {
-                utf16_fused_avx512::utf8_to_utf16::<true>(bytes, dst, capacity)
-            } else {
-                utf16_fused_avx512::utf8_to_utf16::<false>(bytes, dst, capacity)
-            }
+        // kernel's features.
+        let fused = unsafe { fused_avx512(be, bytes, units) };
+        return match fused.all_of(bytes.len()) {
+            Some(written) => Ok(2 * written),
+            None => in_bytes(fused_into_finish(be, bytes, units, fused, unit)),
         };
-        if fused.read == bytes.len() && fused.written != Fused::INVALID {
-            return Ok(2 * fused.written);
-        }
-        return utf8_to_utf16_bytes_into_finish(be, bytes, units, fused, unit);
     }
     in_bytes(fit(
         utf8_to_utf16_run(engine, be, bytes, units, unit),
-        capacity,
-    ))
-}
-
-/// [`utf8_to_utf16_bytes_into`] after the fused kernel stopped early (out
-/// of the hot function).
-#[cfg(target_arch = "x86_64")]
-#[cold]
-#[inline(never)]
-fn utf8_to_utf16_bytes_into_finish(
-    be: bool,
-    bytes: &[u8],
-    units: &mut [[u8; 2]],
-    fused: Fused,
-    unit: impl Fn(u16) -> [u8; 2],
-) -> Result<usize, TranscodeError> {
-    let capacity = units.len();
-    in_bytes(fit(
-        utf8_to_utf16_after_fused(Engine::Avx512, be, bytes, units, fused, unit),
         capacity,
     ))
 }

@@ -190,10 +190,9 @@ fn utf8_to_utf32_long(
         // prefix kernel converted `src[..ascii.read]`, ASCII, to as many
         // values, so `ascii.read <= cap` and is a character boundary.
         let fused = unsafe { utf32_fused_avx512::utf8_to_utf32(src, ptr, cap, ascii.read) };
-        return if fused.read == src.len() && fused.written != Fused::INVALID {
-            Ok(fused.written)
-        } else {
-            utf8_to_utf32_after_fused(src, fused)
+        return match fused.all_of(src.len()) {
+            Some(written) => Ok(written),
+            None => utf8_to_utf32_after_fused(src, fused),
         };
     }
     // (A SIMD engine implies the kernel is available: its features are a

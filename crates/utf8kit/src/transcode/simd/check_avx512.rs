@@ -54,6 +54,13 @@ impl Fused {
     pub(crate) fn full(read: usize, written: usize) -> Fused {
         Fused { read, written }
     }
+
+    /// The units written, if the kernel converted all `len` bytes of its
+    /// input (which it then also found valid).
+    #[inline(always)]
+    pub(crate) fn all_of(self, len: usize) -> Option<usize> {
+        (self.read == len && self.written != Fused::INVALID).then_some(self.written)
+    }
 }
 
 /// The bytes `k` lanes before each lane of the block at `i`, the lanes

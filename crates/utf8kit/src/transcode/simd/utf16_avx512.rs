@@ -378,10 +378,21 @@ pub(crate) unsafe fn store_units<const BE: bool, const MASKED: bool>(
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi1,bmi2,popcnt")]
 #[inline]
 unsafe fn bmp_block<const BE: bool, const MASKED: bool>(v: __m512i, m: u64, out: *mut u8) {
-    let n1 = _mm512_permutexvar_epi8(table(&NEXT1), v);
-    let n2 = _mm512_permutexvar_epi8(table(&NEXT2), v);
     let two = _mm512_cmpge_epu8_mask(v, _mm512_set1_epi8(0xC0u8 as i8));
     let three = _mm512_cmpge_epu8_mask(v, _mm512_set1_epi8(0xE0u8 as i8));
+    let (lo, hi) = bmp_halves(v, two, three);
+    // SAFETY: the caller makes the block's units writable.
+    unsafe { store_lead_units::<BE, MASKED>(out, lo, hi, m) };
+}
+
+/// The UTF-16 unit at each lead lane of `v` (1–3 byte characters; `two`
+/// marks leads `>= C0`, `three` leads `>= E0`), in two halves of 32 lanes
+/// ([`bmp_half`], with the bytes one and two lanes on from `vpermb`).
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi")]
+#[inline]
+fn bmp_halves(v: __m512i, two: u64, three: u64) -> (__m512i, __m512i) {
+    let n1 = _mm512_permutexvar_epi8(table(&NEXT1), v);
+    let n2 = _mm512_permutexvar_epi8(table(&NEXT2), v);
     let lo = bmp_half(
         _mm512_castsi512_si256(v),
         _mm512_castsi512_si256(n1),
@@ -396,6 +407,25 @@ unsafe fn bmp_block<const BE: bool, const MASKED: bool>(v: __m512i, m: u64, out:
         (two >> 32) as u32,
         (three >> 32) as u32,
     );
+    (lo, hi)
+}
+
+/// Stores at `out` the units of the lead lanes `m` of the halves `lo`
+/// (lanes 0–31) and `hi` (32–63), packed (one `vpcompressw` each); returns
+/// how many.
+///
+/// # Safety
+///
+/// * `2 * m.count_ones()` bytes at `out` are writable, or, if not
+///   `MASKED`, 128 bytes (the second store starts at most 64 bytes in).
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi2,bmi2,popcnt")]
+#[inline]
+unsafe fn store_lead_units<const BE: bool, const MASKED: bool>(
+    out: *mut u8,
+    lo: __m512i,
+    hi: __m512i,
+    m: u64,
+) -> usize {
     let (m0, m1) = (m as u32, (m >> 32) as u32);
     let (n0, n1) = (m0.count_ones() as usize, m1.count_ones() as usize);
     // SAFETY: the stores write units `0..n0` and `n0..n0 + n1` of `out`,
@@ -404,6 +434,7 @@ unsafe fn bmp_block<const BE: bool, const MASKED: bool>(v: __m512i, m: u64, out:
         store_units::<BE, MASKED>(out, _mm512_maskz_compress_epi16(m0, lo), n0);
         store_units::<BE, MASKED>(out.add(2 * n0), _mm512_maskz_compress_epi16(m1, hi), n1);
     }
+    n0 + n1
 }
 
 /// Converts the characters whose leads are in `m` (none of them 4 bytes
@@ -447,15 +478,8 @@ unsafe fn bmp_block_ahead<const BE: bool>(
             bmp_units::<true>(ahead, (two >> 32) as u32, (three >> 32) as u32),
         )
     };
-    let (m0, m1) = (m as u32, (m >> 32) as u32);
-    let (n0, n1) = (m0.count_ones() as usize, m1.count_ones() as usize);
-    // SAFETY: the stores write units `0..n0` and `n0..n0 + n1` of `out`,
-    // which the caller makes writable.
-    unsafe {
-        store_units::<BE, false>(out, _mm512_maskz_compress_epi16(m0, lo), n0);
-        store_units::<BE, false>(out.add(2 * n0), _mm512_maskz_compress_epi16(m1, hi), n1);
-    }
-    n0 + n1
+    // SAFETY: 128 bytes at `out` are writable.
+    unsafe { store_lead_units::<BE, false>(out, lo, hi, m) }
 }
 
 /// The bulk step of both UTF-8 → UTF-16 kernels for a block `v` (the 64
@@ -558,7 +582,7 @@ fn bmp_half(c: __m256i, c1: __m256i, c2: __m256i, two: u32, three: u32) -> __m51
 }
 
 /// [`last_block_checked`] for a block without 4-byte characters, whose
-/// leads are `m`, those `>= C0` in `two`, `>= E0` in `three`, `n` in all:
+/// leads are `m`, those `>= C0` in `two`, `>= E0` in `three`:
 /// each unit made at its lead's lane as [`bmp_block`] does (no packing of
 /// positions first), the units of 3-byte characters checked there.
 ///
@@ -572,48 +596,29 @@ unsafe fn bmp_last_block<const BE: bool>(
     m: u64,
     two: u64,
     three: u64,
-    n: usize,
     out: *mut u8,
     room: usize,
 ) -> Checked {
-    let n1 = _mm512_permutexvar_epi8(table(&NEXT1), v);
-    let n2 = _mm512_permutexvar_epi8(table(&NEXT2), v);
-    let lo = bmp_half(
-        _mm512_castsi512_si256(v),
-        _mm512_castsi512_si256(n1),
-        _mm512_castsi512_si256(n2),
-        two as u32,
-        three as u32,
-    );
-    let hi = bmp_half(
-        _mm512_extracti64x4_epi64::<1>(v),
-        _mm512_extracti64x4_epi64::<1>(n1),
-        _mm512_extracti64x4_epi64::<1>(n2),
-        (two >> 32) as u32,
-        (three >> 32) as u32,
-    );
-    let d800 = _mm512_set1_epi16(0xD800u16 as i16);
-    let below = _mm512_set1_epi16(0x800);
-    let (t0, t1) = (three as u32, (three >> 32) as u32);
-    let bad = _mm512_mask_cmplt_epu16_mask(t0, lo, below)
-        | _mm512_mask_cmplt_epu16_mask(t0, _mm512_sub_epi16(lo, d800), below)
-        | _mm512_mask_cmplt_epu16_mask(t1, hi, below)
-        | _mm512_mask_cmplt_epu16_mask(t1, _mm512_sub_epi16(hi, d800), below);
-    if bad != 0 {
+    let (lo, hi) = bmp_halves(v, two, three);
+    if out_of_range3(lo, three as u32) | out_of_range3(hi, (three >> 32) as u32) != 0 {
         return Checked::Unsure;
     }
-    if n > room {
+    if m.count_ones() as usize > room {
         return Checked::Full;
     }
-    let (m0, m1) = (m as u32, (m >> 32) as u32);
-    let n0 = m0.count_ones() as usize;
-    // SAFETY: the stores write units `0..n0` and `n0..n` of `out`, `n <=
-    // room`.
-    unsafe {
-        store_units::<BE, true>(out, _mm512_maskz_compress_epi16(m0, lo), n0);
-        store_units::<BE, true>(out.add(2 * n0), _mm512_maskz_compress_epi16(m1, hi), n - n0);
-    }
-    Checked::Done(n)
+    // SAFETY: the block's `n <= room` units are writable.
+    Checked::Done(unsafe { store_lead_units::<BE, true>(out, lo, hi, m) })
+}
+
+/// The lanes of `lanes` whose unit (made from a 3-byte character) is out
+/// of that form's range: below `800` (overlong) or a surrogate.
+#[target_feature(enable = "avx512f,avx512bw")]
+#[inline]
+fn out_of_range3(units: __m512i, lanes: u32) -> u32 {
+    let below = _mm512_set1_epi16(0x800);
+    let from_d800 = _mm512_sub_epi16(units, _mm512_set1_epi16(0xD800u16 as i16));
+    _mm512_mask_cmplt_epu16_mask(lanes, units, below)
+        | _mm512_mask_cmplt_epu16_mask(lanes, from_d800, below)
 }
 
 /// Converts the characters whose leads are in `m` (any length; the 4-byte
@@ -816,22 +821,20 @@ pub(crate) unsafe fn last_block_checked<const BE: bool>(
     let n = (m.count_ones() + lead4.count_ones()) as usize;
     if lead4 == 0 {
         // SAFETY: as this function's contract.
-        return unsafe { bmp_last_block::<BE>(v, m, lead2, lead3, n, out, room) };
+        return unsafe { bmp_last_block::<BE>(v, m, lead2, lead3, out, room) };
     }
     let ends = (m >> 1) | (1u64 << (left - 1)) | (lead4 << 2);
     let units = EndUnits::new(v, m, lead4, ends);
     // Units of 3-byte characters end two bytes after the lead.
     let three = _pext_u64((lead3 & !lead4) << 2, ends);
-    let d800 = _mm512_set1_epi16(0xD800u16 as i16);
     let mut rounds = [_mm512_setzero_si512(); 2];
     let mut done = 0;
     let mut bad = 0;
     while done < n {
         let r = units.round(done);
         let (three, high) = ((three >> done) as u32, (units.high >> done) as u32);
-        let from_d800 = _mm512_sub_epi16(r, d800);
-        bad |= _mm512_mask_cmplt_epu16_mask(three, r, _mm512_set1_epi16(0x800))
-            | _mm512_mask_cmplt_epu16_mask(three, from_d800, _mm512_set1_epi16(0x800))
+        let from_d800 = _mm512_sub_epi16(r, _mm512_set1_epi16(0xD800u16 as i16));
+        bad |= out_of_range3(r, three)
             | _mm512_mask_cmpge_epu16_mask(high, from_d800, _mm512_set1_epi16(0x400));
         rounds[done / 32] = r;
         done += 32;

@@ -124,13 +124,8 @@ unsafe fn one_block<const BE: bool>(src: &[u8], dst: *mut u8, cap: usize) -> Fus
     // SAFETY: `lanes` enables only the `len` bytes of `src`; masked-off
     // lanes are not read.
     let v = unsafe { _mm512_maskz_loadu_epi8(lanes, src.as_ptr().cast()) };
-    // SAFETY: `1 <= len <= 64`; `2 * cap` bytes at `dst` are writable.
-    match unsafe { last_block_checked::<BE>(v, len, dst, cap) } {
-        Checked::Done(written) => Fused::done(len, written),
-        Checked::Full => Fused::full(0, 0),
-        // SAFETY: as this function's contract, from byte and unit 0.
-        Checked::Unsure => unsafe { last_block_exact::<BE>(src, dst, cap, 0, v, lanes) },
-    }
+    // SAFETY: as this function's contract, from byte and unit 0.
+    unsafe { last_block::<BE>(src, dst, cap, 0, v, lanes) }
 }
 
 /// [`utf8_to_utf16`] past its short ASCII line.
