@@ -113,6 +113,30 @@ const FLUSH32: usize = 1 << 24;
 /// * The CPU supports the enabled features.
 #[target_feature(enable = "avx512f,avx512bw")]
 pub(crate) unsafe fn utf8_len_from_utf32(units: &[u32]) -> usize {
+    if 4 * units.len() >= super::PREFETCH_COUNT_MIN {
+        // SAFETY: the caller's contract.
+        return unsafe { utf8_len_from_utf32_long(units) };
+    }
+    utf8_len_utf32_blocks::<false>(units)
+}
+
+/// [`utf8_len_from_utf32`] of a long input, asking for it ahead (see
+/// [`PREFETCH_COUNT_MIN`](super::PREFETCH_COUNT_MIN)).
+///
+/// # Safety
+///
+/// * The CPU supports the enabled features.
+#[target_feature(enable = "avx512f,avx512bw")]
+#[inline(never)]
+unsafe fn utf8_len_from_utf32_long(units: &[u32]) -> usize {
+    utf8_len_utf32_blocks::<true>(units)
+}
+
+/// The count of [`utf8_len_from_utf32`], with the prefetch hint (one per
+/// 64-byte line) if `PREFETCH`.
+#[target_feature(enable = "avx512f,avx512bw")]
+#[inline]
+fn utf8_len_utf32_blocks<const PREFETCH: bool>(units: &[u32]) -> usize {
     let (blocks, tail) = units.as_chunks::<64>();
     let mut n = units.len();
     let sum = |v: __m512i| _mm512_reduce_add_epi32(v) as u32 as usize;
@@ -121,6 +145,11 @@ pub(crate) unsafe fn utf8_len_from_utf32(units: &[u32]) -> usize {
         let (mut c0, mut c1, mut c2, mut c3) = (zero, zero, zero, zero);
         for block in group {
             let p = block.as_ptr();
+            if PREFETCH {
+                for line in 0..4 {
+                    super::prefetch_input(p.cast(), 64 * line);
+                }
+            }
             // SAFETY: `block` is 64 readable values.
             let (v0, v1, v2, v3) = unsafe {
                 (

@@ -1,6 +1,7 @@
 //! AVX-512 output lengths: UTF-16 units for UTF-8 input, UTF-8 bytes for
 //! UTF-16 input. Both count with mask registers and `popcnt`.
 
+use super::{PREFETCH_COUNT_MIN, prefetch_input};
 use core::arch::x86_64::*;
 
 /// The number of UTF-16 units `bytes` converts to if valid: one per byte
@@ -12,6 +13,30 @@ use core::arch::x86_64::*;
 /// * The CPU supports the enabled features.
 #[target_feature(enable = "avx512f,avx512bw,popcnt")]
 pub(crate) unsafe fn utf16_len_from_utf8(bytes: &[u8]) -> usize {
+    if bytes.len() >= PREFETCH_COUNT_MIN {
+        // SAFETY: the caller's contract.
+        return unsafe { utf16_len_from_utf8_long(bytes) };
+    }
+    utf16_len_blocks::<false>(bytes)
+}
+
+/// [`utf16_len_from_utf8`] of a long input, asking for it ahead (see
+/// [`PREFETCH_COUNT_MIN`]).
+///
+/// # Safety
+///
+/// * The CPU supports the enabled features.
+#[target_feature(enable = "avx512f,avx512bw,popcnt")]
+#[inline(never)]
+unsafe fn utf16_len_from_utf8_long(bytes: &[u8]) -> usize {
+    utf16_len_blocks::<true>(bytes)
+}
+
+/// The count of [`utf16_len_from_utf8`], with the prefetch hint if
+/// `PREFETCH`.
+#[target_feature(enable = "avx512f,avx512bw,popcnt")]
+#[inline]
+fn utf16_len_blocks<const PREFETCH: bool>(bytes: &[u8]) -> usize {
     let count = |v: __m512i, present: u64| {
         // Continuation bytes are -128..=-65 as `i8`.
         let lead = _mm512_mask_cmpgt_epi8_mask(present, v, _mm512_set1_epi8(-65));
@@ -21,6 +46,9 @@ pub(crate) unsafe fn utf16_len_from_utf8(bytes: &[u8]) -> usize {
     let (blocks, tail) = bytes.as_chunks::<64>();
     let mut n = 0;
     for block in blocks {
+        if PREFETCH {
+            prefetch_input(block.as_ptr(), 0);
+        }
         // SAFETY: `block` is 64 readable bytes.
         let v = unsafe { _mm512_loadu_si512(block.as_ptr().cast()) };
         n += count(v, u64::MAX);
@@ -64,6 +92,39 @@ pub(crate) unsafe fn utf8_len_from_utf16<const BE: bool>(
     src: *const u8,
     len: usize,
 ) -> (usize, usize) {
+    if 2 * len >= PREFETCH_COUNT_MIN {
+        // SAFETY: the caller's contract.
+        return unsafe { utf8_len_from_utf16_long::<BE>(src, len) };
+    }
+    // SAFETY: the caller's contract.
+    unsafe { utf8_len_units::<BE, false>(src, len) }
+}
+
+/// [`utf8_len_from_utf16`] of a long input, asking for it ahead (see
+/// [`PREFETCH_COUNT_MIN`]).
+///
+/// # Safety
+///
+/// As [`utf8_len_from_utf16`].
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi2,bmi2,popcnt")]
+#[inline(never)]
+unsafe fn utf8_len_from_utf16_long<const BE: bool>(src: *const u8, len: usize) -> (usize, usize) {
+    // SAFETY: the caller's contract.
+    unsafe { utf8_len_units::<BE, true>(src, len) }
+}
+
+/// The count of [`utf8_len_from_utf16`], with the prefetch hint if
+/// `PREFETCH`.
+///
+/// # Safety
+///
+/// As [`utf8_len_from_utf16`].
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi2,bmi2,popcnt")]
+#[inline]
+unsafe fn utf8_len_units<const BE: bool, const PREFETCH: bool>(
+    src: *const u8,
+    len: usize,
+) -> (usize, usize) {
     let order = |v: __m512i| if BE { _mm512_shldi_epi16::<8>(v, v) } else { v };
     let load = |at: usize| {
         // SAFETY: the loop reads units `at..at + 32` with `at + 32 <= len`.
@@ -73,6 +134,9 @@ pub(crate) unsafe fn utf8_len_from_utf16<const BE: bool>(
     let mut i = 0;
     let mut n = len;
     while len - i >= 33 {
+        if PREFETCH {
+            prefetch_input(src, 2 * i);
+        }
         let v = load(i);
         let wide = _mm512_cmpge_epu16_mask(v, _mm512_set1_epi16(0x80));
         let three = _mm512_cmpge_epu16_mask(v, _mm512_set1_epi16(0x800));
