@@ -57,6 +57,13 @@ const SIMD_MIN: usize = 16;
 /// scalar kernel from where it stopped. Returns the values needed.
 #[inline]
 fn valid_utf8_to_utf32_run(engine: Engine, src: &[u8], dst: &mut [u32]) -> usize {
+    // A short ASCII input in one step, as in the validating conversion.
+    // (Without it, 64 bytes of ASCII took 1.8 times as long as there.)
+    if src.len() >= SIMD_MIN
+        && let Some(n) = short_ascii_to_utf32(engine, src, dst)
+    {
+        return n;
+    }
     let p = match engine {
         #[cfg(target_arch = "x86_64")]
         Engine::Avx512 if src.len() >= SIMD_MIN => {

@@ -39,6 +39,8 @@ pub(crate) mod latin1_avx512;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod latin1_sse41;
 #[cfg(target_arch = "x86_64")]
+pub(crate) mod utf16_ascii_avx512;
+#[cfg(target_arch = "x86_64")]
 pub(crate) mod utf16_avx512;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod utf16_fused_avx512;
