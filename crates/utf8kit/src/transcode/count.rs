@@ -48,7 +48,7 @@ fn simd_count_non_continuation(engine: Engine, bytes: &[u8]) -> Option<usize> {
         #[cfg(target_arch = "x86_64")]
         Engine::Avx512 if bytes.len() >= AVX512_MIN => {
             // SAFETY: `Engine::Avx512` is only chosen when the CPU has its
-            // features, which include AVX-512 F, BW and POPCNT.
+            // features, which include AVX-512 F, BW, BMI2 and POPCNT.
             Some(unsafe { count_avx512::count_chars(bytes) })
         }
         #[cfg(target_arch = "x86_64")]

@@ -122,10 +122,15 @@ fn utf16_to_utf8_scalar<S: Copy, const LOSSY: bool>(
     Ok(o)
 }
 
-/// The AVX-512 and SSE4.1 length functions ([`utf16_len_by`],
-/// [`utf8_len_by`]) leave inputs shorter than this (bytes or units) to the
-/// scalar code; the AVX2 ones take theirs from their kernels' `LEN_MIN`.
+/// The SSE4.1 length functions ([`utf16_len_by`], [`utf8_len_by`]) leave
+/// inputs shorter than this (bytes or units) to the scalar code; the AVX2
+/// ones take theirs from their kernels' `LEN_MIN`, the AVX-512 ones from
+/// [`AVX512_UTF16_LEN_MIN`] and [`AVX512_UTF8_LEN_MIN`].
 const SIMD_MIN_LEN: usize = 64;
+
+/// The AVX-512 UTF-16 length of UTF-8 counts from this many bytes (one
+/// masked block in a straight line up to 64).
+const AVX512_UTF16_LEN_MIN: usize = 16;
 
 /// UTF-16 inputs of at least this many units take the AVX-512 UTF-8
 /// length kernel, which counts its last units with one masked block: from
@@ -439,7 +444,7 @@ pub(super) fn utf16_len_by(engine: Engine, bytes: &[u8]) -> usize {
         #[cfg(target_arch = "x86_64")]
         // SAFETY: `Engine::Avx512` is only chosen when the CPU has the
         // kernel's features.
-        Engine::Avx512 if bytes.len() >= SIMD_MIN_LEN => unsafe {
+        Engine::Avx512 if bytes.len() >= AVX512_UTF16_LEN_MIN => unsafe {
             utf16_len_avx512::utf16_len_from_utf8(bytes)
         },
         #[cfg(target_arch = "x86_64")]

@@ -42,12 +42,22 @@ const PREFETCH_BLOCKS: usize = 1024;
 /// # Safety
 ///
 /// * The CPU supports the enabled features.
-#[target_feature(enable = "avx512f,avx512bw,popcnt")]
+#[target_feature(enable = "avx512f,avx512bw,bmi2,popcnt")]
 pub(crate) unsafe fn count_chars(bytes: &[u8]) -> usize {
-    let (blocks, tail) = bytes.as_chunks::<64>();
     let lead = |v: __m512i, present: u64| {
         _mm512_mask_cmpgt_epi8_mask(present, v, _mm512_set1_epi8(-65)).count_ones() as usize
     };
+    if bytes.len() <= 64 {
+        // One block, in a straight line (the loops' set-up and tests took
+        // 64 bytes 1.8 times as long, 16 bytes 1.4 times, in a small
+        // program on an Intel Xeon with AVX-512 FP16, 2026-11-28).
+        let present = _bzhi_u64(u64::MAX, bytes.len() as u32);
+        // SAFETY: the mask enables the `bytes.len() <= 64` readable bytes
+        // only; masked-off bytes are not read and cannot fault.
+        let v = unsafe { _mm512_maskz_loadu_epi8(present, bytes.as_ptr().cast()) };
+        return lead(v, present);
+    }
+    let (blocks, tail) = bytes.as_chunks::<64>();
     // Two copies of the loop, with and without the hint, chosen once.
     let count_blocks = |prefetch: bool| {
         let mut n = 0;

@@ -1012,6 +1012,12 @@ unsafe fn utf8_to_latin1_long<const VALID: bool, const FAR: bool>(
 /// * The CPU supports the enabled features.
 #[target_feature(enable = "avx512f,avx512bw,popcnt")]
 pub(crate) unsafe fn count_high(bytes: &[u8]) -> usize {
+    if bytes.len() <= 64 {
+        // One block, in a straight line (as the char count).
+        // SAFETY: `bytes.len() <= 64` bytes are readable.
+        let v = unsafe { load(bytes.as_ptr(), bytes.len()) };
+        return _mm512_movepi8_mask(v).count_ones() as usize;
+    }
     if bytes.len() >= PREFETCH_COUNT_MIN {
         // SAFETY: the caller's contract.
         return unsafe { count_high_long(bytes) };

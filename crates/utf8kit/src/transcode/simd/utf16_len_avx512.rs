@@ -11,13 +11,32 @@ use core::arch::x86_64::*;
 /// # Safety
 ///
 /// * The CPU supports the enabled features.
-#[target_feature(enable = "avx512f,avx512bw,popcnt")]
+#[target_feature(enable = "avx512f,avx512bw,bmi2,popcnt")]
 pub(crate) unsafe fn utf16_len_from_utf8(bytes: &[u8]) -> usize {
+    if bytes.len() <= 64 {
+        // One block, in a straight line (as the char count).
+        let present = _bzhi_u64(u64::MAX, bytes.len() as u32);
+        // SAFETY: the mask enables the `bytes.len() <= 64` readable bytes
+        // only; masked-off lanes are not read and cannot fault.
+        let v = unsafe { _mm512_maskz_loadu_epi8(present, bytes.as_ptr().cast()) };
+        return utf16_len_count(v, present);
+    }
     if bytes.len() >= PREFETCH_COUNT_MIN {
         // SAFETY: the caller's contract.
         return unsafe { utf16_len_from_utf8_long(bytes) };
     }
     utf16_len_blocks::<false>(bytes)
+}
+
+/// The units of the bytes of `v` in `present`: one per lead, one more
+/// per `F0..=FF`.
+#[target_feature(enable = "avx512f,avx512bw,popcnt")]
+#[inline]
+fn utf16_len_count(v: __m512i, present: u64) -> usize {
+    // Continuation bytes are -128..=-65 as `i8`.
+    let lead = _mm512_mask_cmpgt_epi8_mask(present, v, _mm512_set1_epi8(-65));
+    let four = _mm512_mask_cmpge_epu8_mask(present, v, _mm512_set1_epi8(0xF0u8 as i8));
+    (lead.count_ones() + four.count_ones()) as usize
 }
 
 /// [`utf16_len_from_utf8`] of a long input, asking for it ahead (see
@@ -37,12 +56,7 @@ unsafe fn utf16_len_from_utf8_long(bytes: &[u8]) -> usize {
 #[target_feature(enable = "avx512f,avx512bw,popcnt")]
 #[inline]
 fn utf16_len_blocks<const PREFETCH: bool>(bytes: &[u8]) -> usize {
-    let count = |v: __m512i, present: u64| {
-        // Continuation bytes are -128..=-65 as `i8`.
-        let lead = _mm512_mask_cmpgt_epi8_mask(present, v, _mm512_set1_epi8(-65));
-        let four = _mm512_mask_cmpge_epu8_mask(present, v, _mm512_set1_epi8(0xF0u8 as i8));
-        (lead.count_ones() + four.count_ones()) as usize
-    };
+    let count = utf16_len_count;
     let (blocks, tail) = bytes.as_chunks::<64>();
     let mut n = 0;
     for block in blocks {
