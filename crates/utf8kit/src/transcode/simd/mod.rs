@@ -364,10 +364,15 @@ pub(crate) fn prefetch_input(src: *const u8, i: usize) {
 /// loop without it, and the long inputs one out of line, so that the short
 /// path stays as it was (the test inside one loop, or two inlined copies,
 /// cost 64 B and 1 KiB 7–15 %). Intel Xeon with AVX-512 FP16, 2026-11-28,
-/// ÷ simdutf in the same rounds, before → after, random and ASCII: UTF-16
-/// length of UTF-8 1 MiB 1.02–1.04 → 1.20–1.24, 64 MiB 0.82–0.86 →
-/// 1.14–1.19; UTF-8 length of UTF-16 64 MiB 0.81–1.00 → 1.21–1.32; of
-/// UTF-32 0.89–0.98 → 1.22–1.30; of Latin-1 0.98–1.01 → 1.18–1.20.
+/// ÷ simdutf in the same rounds, before → after, random, ASCII and Latin:
+/// UTF-16 length of UTF-8 1 MiB 0.99–1.06 → 1.10–1.15, 64 MiB 0.52–0.86 →
+/// 0.91–1.18 (both copies inlined in one function measured 1.19–1.28 at 1
+/// MiB, but cost 64 B and 1 KiB); UTF-8 length of UTF-16 1 MiB (random)
+/// 0.64–0.65 → 0.77–0.80, 64 MiB 0.80–1.00 → 1.12–1.32; of UTF-32 64 MiB
+/// 0.89–1.02 → 1.18–1.30; of Latin-1 64 MiB 0.86–0.90 → 1.03–1.07. The 64 B
+/// rows of the UTF-8 lengths of UTF-16 and UTF-32 lost 0.05–0.1 to the
+/// length test (both stayed above 1.3); the other two counts take one block
+/// in a straight line now.
 #[cfg(target_arch = "x86_64")]
 pub(crate) const PREFETCH_COUNT_MIN: usize = 64 << 10;
 
