@@ -138,14 +138,17 @@
 //! 2026-11-28, a small program, Latin-1 text, input and output on page
 //! boundaries): this kernel and simdutf's both take 2.7–2.9 ns a 64-byte
 //! block at every size from 256 B to 16 KiB (ratios 0.97–1.07; 128 B
-//! 0.94), so no fixed cost per call is left to find at these sizes. Both
+//! 0.94). Those ratios depend on where the code lands: the same kernel
+//! at 1 KiB measured 1.02–1.07 in one build of that program and 0.92–0.98
+//! in five others (three with loops, functions or branch targets aligned
+//! by `-C llvm-args`), as in the benchmark harness (0.89–0.95). Both
 //! do the same port-5 work a mixed block: two byte permutes, two
 //! `vpcompressb` (two operations each) and two mask moves into `k`
 //! registers, 8 of its 9.5 or so cycles; a formulation with `vpexpandb`
 //! (the positions of the second bytes from one `pext`, the leads from a
-//! one-byte shift) would need as many (counted, not built). Not aligning the input below 4 KiB
-//! (unaligned loads throughout) measured the same as the aligned head at
-//! offsets 1–33 (1 KiB: 51.3–51.5 ns against 51–53).
+//! one-byte shift) would need as many (counted, not built). Not aligning
+//! the input below 4 KiB (unaligned loads throughout) measured the same as
+//! the aligned head at offsets 1–33 (1 KiB: 51.3–51.5 ns against 51–53).
 
 use super::{PREFETCH_COUNT_MIN, Progress, prefetch_input, prefetch_output};
 use core::arch::x86_64::*;
