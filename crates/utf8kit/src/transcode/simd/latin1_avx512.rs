@@ -19,7 +19,9 @@
 //! iterations earlier, not on its own load (+3–8 % ÷ simdutf on Latin-1
 //! text and random Latin-1 at 64 KiB and 1 MiB). Two ASCII blocks in a row
 //! return to the ASCII copy. The run is out of line (inline, the ASCII copy
-//! measured about 2 % slower at 1 KiB), and only runs of [`MIXED_RUN_MIN`]
+//! measured about 2 % slower at 1 KiB; again on 2026-11-28, ASCII and Latin
+//! at 1 KiB 1.13–1.15 → 1.05–1.09 × simdutf for Latin-1 text and random
+//! 0.92–0.96 → 0.95–0.99), and only runs of [`MIXED_RUN_MIN`]
 //! bytes or more take it (called for every mixed block, 1 KiB of mixed
 //! text measured 2–3 % slower).
 //!
