@@ -125,17 +125,14 @@ fn utf16_to_utf8_scalar<S: Copy, const LOSSY: bool>(
 /// The SSE4.1 length functions ([`utf16_len_by`], [`utf8_len_by`]) leave
 /// inputs shorter than this (bytes or units) to the scalar code; the AVX2
 /// ones take theirs from their kernels' `LEN_MIN`, the AVX-512 ones from
-/// [`AVX512_UTF16_LEN_MIN`] and [`AVX512_UTF8_LEN_MIN`].
+/// [`AVX512_LEN_MIN`].
 const SIMD_MIN_LEN: usize = 64;
 
-/// The AVX-512 UTF-16 length of UTF-8 counts from this many bytes (one
-/// masked block in a straight line up to 64).
-const AVX512_UTF16_LEN_MIN: usize = 16;
-
-/// UTF-16 inputs of at least this many units take the AVX-512 UTF-8
-/// length kernel, which counts its last units with one masked block: from
-/// 16 units on that is faster than the scalar count.
-const AVX512_UTF8_LEN_MIN: usize = 16;
+/// Inputs of at least this many bytes (UTF-8) or units (UTF-16) take the
+/// AVX-512 length kernels, which count their last block (up to 64 bytes,
+/// or 32 units) with one masked load: from 16 on that is faster than the
+/// scalar count.
+const AVX512_LEN_MIN: usize = 16;
 
 /// UTF-16 inputs shorter than this are converted to UTF-8 by the scalar
 /// kernel alone; from here on the SIMD kernel (which, like the UTF-8 one,
@@ -444,7 +441,7 @@ pub(super) fn utf16_len_by(engine: Engine, bytes: &[u8]) -> usize {
         #[cfg(target_arch = "x86_64")]
         // SAFETY: `Engine::Avx512` is only chosen when the CPU has the
         // kernel's features.
-        Engine::Avx512 if bytes.len() >= AVX512_UTF16_LEN_MIN => unsafe {
+        Engine::Avx512 if bytes.len() >= AVX512_LEN_MIN => unsafe {
             utf16_len_avx512::utf16_len_from_utf8(bytes)
         },
         #[cfg(target_arch = "x86_64")]
@@ -468,7 +465,7 @@ pub(super) fn utf16_len_by(engine: Engine, bytes: &[u8]) -> usize {
 fn utf8_len_by<S: Unit16>(engine: Engine, be: bool, src: &[S], unit: impl Fn(S) -> u16) -> usize {
     let (read, n) = match engine {
         #[cfg(target_arch = "x86_64")]
-        Engine::Avx512 if src.len() >= AVX512_UTF8_LEN_MIN => {
+        Engine::Avx512 if src.len() >= AVX512_LEN_MIN => {
             let (ptr, len) = (src.as_ptr().cast::<u8>(), src.len());
             // SAFETY: the CPU has the kernel's features (as above); `src`
             // is `2 * len` readable bytes.

@@ -22,17 +22,15 @@
 //! `bytecount` 110–114, simdutf 85–89). It was the faster one on Zen 4 past
 //! a few KiB, where the `popcnt` loop had been measured only up to 2 KiB.
 
+use super::{PREFETCH_COUNT_MIN, load_upto64, prefetch_input};
 use core::arch::x86_64::*;
 
-/// Inputs of at least this many 64-byte blocks (64 KiB) ask for their
-/// input 2 KiB ahead ([`prefetch_input`](super::prefetch_input)): Intel
-/// Xeon with AVX-512 FP16, 2026-11-27, ÷ the best of simdutf and
-/// `bytecount` in the same rounds, before → after, Latin, ASCII, random and
-/// `sparse`: 64 KiB 1.67–1.94 → 1.84–1.97, 1 MiB 1.70–1.82 → 1.94–2.01,
-/// 64 MiB 0.97–1.14 → 1.09–1.25. In inputs that stay in cache the hint's
-/// instruction costs this short loop 8 % (1 KiB 1.36 → 1.25, 16 KiB 2.14
-/// → 1.95), hence the second loop without it.
-const PREFETCH_BLOCKS: usize = 1024;
+/// The lead bytes (not `80..=BF`) among the lanes of `v` in `present`.
+#[target_feature(enable = "avx512f,avx512bw,popcnt")]
+#[inline]
+fn leads(v: __m512i, present: u64) -> usize {
+    _mm512_mask_cmpgt_epi8_mask(present, v, _mm512_set1_epi8(-65)).count_ones() as usize
+}
 
 /// The number of bytes of `bytes` that are not continuation bytes
 /// (`80..=BF`): the number of characters of valid UTF-8. The lead mask of
@@ -44,44 +42,49 @@ const PREFETCH_BLOCKS: usize = 1024;
 /// * The CPU supports the enabled features.
 #[target_feature(enable = "avx512f,avx512bw,bmi2,popcnt")]
 pub(crate) unsafe fn count_chars(bytes: &[u8]) -> usize {
-    let lead = |v: __m512i, present: u64| {
-        _mm512_mask_cmpgt_epi8_mask(present, v, _mm512_set1_epi8(-65)).count_ones() as usize
-    };
     if bytes.len() <= 64 {
         // One block, in a straight line (the loops' set-up and tests took
         // 64 bytes 1.8 times as long, 16 bytes 1.4 times, in a small
         // program on an Intel Xeon with AVX-512 FP16, 2026-11-28).
-        let present = _bzhi_u64(u64::MAX, bytes.len() as u32);
-        // SAFETY: the mask enables the `bytes.len() <= 64` readable bytes
-        // only; masked-off bytes are not read and cannot fault.
-        let v = unsafe { _mm512_maskz_loadu_epi8(present, bytes.as_ptr().cast()) };
-        return lead(v, present);
+        let (v, present) = load_upto64(bytes);
+        return leads(v, present);
     }
+    if bytes.len() >= PREFETCH_COUNT_MIN {
+        // SAFETY: the caller's contract.
+        return unsafe { count_chars_long(bytes) };
+    }
+    count_chars_blocks::<false>(bytes)
+}
+
+/// [`count_chars`] of a long input, asking for it ahead (see
+/// [`PREFETCH_COUNT_MIN`]).
+///
+/// # Safety
+///
+/// * The CPU supports the enabled features.
+#[target_feature(enable = "avx512f,avx512bw,bmi2,popcnt")]
+#[inline(never)]
+unsafe fn count_chars_long(bytes: &[u8]) -> usize {
+    count_chars_blocks::<true>(bytes)
+}
+
+/// The count of [`count_chars`], with the prefetch hint if `PREFETCH`.
+#[target_feature(enable = "avx512f,avx512bw,bmi2,popcnt")]
+#[inline]
+fn count_chars_blocks<const PREFETCH: bool>(bytes: &[u8]) -> usize {
     let (blocks, tail) = bytes.as_chunks::<64>();
-    // Two copies of the loop, with and without the hint, chosen once.
-    let count_blocks = |prefetch: bool| {
-        let mut n = 0;
-        for block in blocks {
-            if prefetch {
-                super::prefetch_input(block.as_ptr(), 0);
-            }
-            // SAFETY: `block` is 64 readable bytes.
-            let v = unsafe { _mm512_loadu_si512(block.as_ptr().cast()) };
-            n += lead(v, u64::MAX);
+    let mut n = 0;
+    for block in blocks {
+        if PREFETCH {
+            prefetch_input(block.as_ptr(), 0);
         }
-        n
-    };
-    let mut n = if blocks.len() >= PREFETCH_BLOCKS {
-        count_blocks(true)
-    } else {
-        count_blocks(false)
-    };
+        // SAFETY: `block` is 64 readable bytes.
+        let v = unsafe { _mm512_loadu_si512(block.as_ptr().cast()) };
+        n += leads(v, u64::MAX);
+    }
     if !tail.is_empty() {
-        let present = u64::MAX >> (64 - tail.len());
-        // SAFETY: the mask enables the `tail.len() < 64` readable bytes
-        // only; masked-off bytes are not read and cannot fault.
-        let v = unsafe { _mm512_maskz_loadu_epi8(present, tail.as_ptr().cast()) };
-        n += lead(v, present);
+        let (v, present) = load_upto64(tail);
+        n += leads(v, present);
     }
     n
 }
@@ -123,7 +126,7 @@ const FLUSH32: usize = 1 << 24;
 /// * The CPU supports the enabled features.
 #[target_feature(enable = "avx512f,avx512bw")]
 pub(crate) unsafe fn utf8_len_from_utf32(units: &[u32]) -> usize {
-    if 4 * units.len() >= super::PREFETCH_COUNT_MIN {
+    if 4 * units.len() >= PREFETCH_COUNT_MIN {
         // SAFETY: the caller's contract.
         return unsafe { utf8_len_from_utf32_long(units) };
     }
@@ -131,7 +134,7 @@ pub(crate) unsafe fn utf8_len_from_utf32(units: &[u32]) -> usize {
 }
 
 /// [`utf8_len_from_utf32`] of a long input, asking for it ahead (see
-/// [`PREFETCH_COUNT_MIN`](super::PREFETCH_COUNT_MIN)).
+/// [`PREFETCH_COUNT_MIN`]).
 ///
 /// # Safety
 ///
@@ -157,7 +160,7 @@ fn utf8_len_utf32_blocks<const PREFETCH: bool>(units: &[u32]) -> usize {
             let p = block.as_ptr();
             if PREFETCH {
                 for line in 0..4 {
-                    super::prefetch_input(p.cast(), 64 * line);
+                    prefetch_input(p.cast(), 64 * line);
                 }
             }
             // SAFETY: `block` is 64 readable values.

@@ -331,7 +331,8 @@ pub(crate) const LOAD_AHEAD: usize = 2048;
 /// inputs pay one instruction a step and no test; past the input's end it
 /// reads nothing), except Latin-1 → UTF-8, which asks only from 2 KiB
 /// (`latin1_avx512`'s `AHEAD_MIN`: +5–10 % at 1 KiB); the AVX-512 char
-/// count, whose step is a handful of instructions, only from 64 KiB; the
+/// count and output lengths, whose steps are a handful of instructions,
+/// only from [`PREFETCH_COUNT_MIN`]; the
 /// AVX2 UTF-16 → UTF-8 loop for long inputs once per line it reads. The
 /// hardware prefetchers alone fell behind on long inputs whose steps do
 /// much work. Intel Xeon with AVX-512 FP16, 2026-11-27,
@@ -360,10 +361,14 @@ pub(crate) fn prefetch_input(src: *const u8, i: usize) {
 /// ([`prefetch_input`]) in the counting loops: the char count and the
 /// output lengths (UTF-16 of UTF-8, UTF-8 of UTF-16, UTF-32 and Latin-1).
 /// Their steps are a handful of instructions, which the hint's costs 5–15 %
-/// in inputs that stay in cache (1 KiB, 16 KiB); those take a copy of the
-/// loop without it, and the long inputs one out of line, so that the short
-/// path stays as it was (the test inside one loop, or two inlined copies,
-/// cost 64 B and 1 KiB 7–15 %). Intel Xeon with AVX-512 FP16, 2026-11-28,
+/// in inputs that stay in cache (the char count: 1 KiB 1.36 → 1.25, 16 KiB
+/// 2.14 → 1.95 ÷ the best of simdutf and `bytecount`); those take a copy of
+/// the loop without it, and the long inputs one out of line, so that the
+/// short path stays as it was (the test inside one loop, or two inlined
+/// copies, cost 64 B and 1 KiB 7–15 %). The char count first, 2026-11-27,
+/// ÷ the best peer, Latin, ASCII, random and `sparse`: 64 KiB 1.67–1.94 →
+/// 1.84–1.97, 1 MiB 1.70–1.82 → 1.94–2.01, 64 MiB 0.97–1.14 → 1.09–1.25.
+/// The lengths, Intel Xeon with AVX-512 FP16, 2026-11-28,
 /// ÷ simdutf in the same rounds, before → after, random, ASCII and Latin:
 /// UTF-16 length of UTF-8 1 MiB 0.99–1.06 → 1.10–1.15, 64 MiB 0.52–0.86 →
 /// 0.91–1.18 (both copies inlined in one function measured 1.19–1.28 at 1
@@ -375,6 +380,22 @@ pub(crate) fn prefetch_input(src: *const u8, i: usize) {
 /// in a straight line now.
 #[cfg(target_arch = "x86_64")]
 pub(crate) const PREFETCH_COUNT_MIN: usize = 64 << 10;
+
+/// The `bytes.len() <= 64` bytes of `bytes` in one register (zeros past
+/// them), and the mask of their lanes: the one-block straight lines and the
+/// last blocks of the AVX-512 counting loops.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw,bmi2")]
+#[inline]
+pub(crate) fn load_upto64(bytes: &[u8]) -> (core::arch::x86_64::__m512i, u64) {
+    use core::arch::x86_64::{_bzhi_u64, _mm512_maskz_loadu_epi8};
+    debug_assert!(bytes.len() <= 64);
+    let present = _bzhi_u64(u64::MAX, bytes.len() as u32);
+    // SAFETY: the mask enables the `bytes.len()` readable bytes only;
+    // masked-off lanes are not read and cannot fault.
+    let v = unsafe { _mm512_maskz_loadu_epi8(present, bytes.as_ptr().cast()) };
+    (v, present)
+}
 
 /// A table whose rows start on cache-line boundaries: no row load splits
 /// across two lines.

@@ -20,6 +20,32 @@ pub(crate) const STREAM_MIN: usize = 8 << 20;
 /// the output for the ASCII stores.
 pub(crate) const ALIGN_MIN: usize = 512;
 
+/// Widens `src` to `dst` if it is all ASCII, in one straight line (a
+/// masked load, a test, two masked stores, no register saved); returns
+/// whether it did. The one-block ASCII path of both UTF-8 → UTF-16
+/// kernels.
+///
+/// # Safety
+///
+/// * The CPU supports the enabled features.
+/// * `src.len() <= 64`, and `dst` is valid for writes of `2 * src.len()`
+///   bytes.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi1,bmi2,popcnt")]
+#[inline]
+pub(crate) unsafe fn widen_if_ascii<const BE: bool>(src: &[u8], dst: *mut u8) -> bool {
+    let len = src.len();
+    let lanes = _bzhi_u64(u64::MAX, len as u32);
+    // SAFETY: `lanes` enables only the `len <= 64` bytes of `src`;
+    // masked-off lanes are not read.
+    let v = unsafe { _mm512_maskz_loadu_epi8(lanes, src.as_ptr().cast()) };
+    if _mm512_movepi8_mask(v) != 0 {
+        return false;
+    }
+    // SAFETY: `len` units at `dst` are writable (the caller's contract).
+    unsafe { widen::<BE, true>(v, dst, len) };
+    true
+}
+
 /// Widens the ASCII prefix of `src` to `dst`, in whole blocks as far as
 /// the room allows; returns how many bytes (and units) it widened. A
 /// first masked step may align the output ([`ALIGN_MIN`]).

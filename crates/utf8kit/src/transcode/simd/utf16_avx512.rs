@@ -101,7 +101,7 @@
 //!   bound), `sparse` 1 KiB went only from 0.90 to 0.97: that row's cost is
 //!   not the conversion.
 
-use super::utf16_ascii_avx512::{ascii_prefix, widen};
+use super::utf16_ascii_avx512::{ascii_prefix, widen_if_ascii};
 use super::utf32_avx512::IOTA;
 use super::{Progress, prefetch_input, prefetch_output};
 use core::arch::x86_64::*;
@@ -196,21 +196,14 @@ pub(crate) unsafe fn utf8_to_utf16<const BE: bool>(
     cap: usize,
 ) -> Progress {
     let len = src.len();
-    if len <= 64 && len <= cap {
-        // An ASCII input of one block: one straight line, as in the fused
-        // kernel, with no register saved.
-        let lanes = _bzhi_u64(u64::MAX, len as u32);
-        // SAFETY: `lanes` enables only the `len` bytes of `src`;
-        // masked-off lanes are not read.
-        let v = unsafe { _mm512_maskz_loadu_epi8(lanes, src.as_ptr().cast()) };
-        if _mm512_movepi8_mask(v) == 0 {
-            // SAFETY: `len <= cap` units at `dst` are writable.
-            unsafe { widen::<BE, true>(v, dst, len) };
-            return Progress {
-                read: len,
-                written: len,
-            };
-        }
+    // An ASCII input of one block: one straight line, as in the fused
+    // kernel.
+    // SAFETY: `len <= 64`, and `len <= cap` units at `dst` are writable.
+    if len <= 64 && len <= cap && unsafe { widen_if_ascii::<BE>(src, dst) } {
+        return Progress {
+            read: len,
+            written: len,
+        };
     }
     // SAFETY: as this function's contract.
     unsafe { utf8_to_utf16_long::<BE>(src, dst, cap) }

@@ -65,7 +65,7 @@
 
 use super::check_avx512::{Fused, block_check, failed_at, tail_check};
 use super::prefetch_input;
-use super::utf16_ascii_avx512::{ascii_prefix, widen};
+use super::utf16_ascii_avx512::{ascii_prefix, widen, widen_if_ascii};
 use super::utf16_avx512::{Checked, ROOM16, back_to_lead, block, last_block_checked, whole_block};
 use crate::validate::simd::lookup::Consts;
 use core::arch::x86_64::*;
@@ -89,13 +89,9 @@ use core::arch::x86_64::*;
 pub(crate) unsafe fn utf8_to_utf16<const BE: bool>(src: &[u8], dst: *mut u8, cap: usize) -> Fused {
     let len = src.len();
     if len <= 64 && len <= cap {
-        let lanes = _bzhi_u64(u64::MAX, len as u32);
-        // SAFETY: `lanes` enables only the `len` bytes of `src`;
-        // masked-off lanes are not read.
-        let v = unsafe { _mm512_maskz_loadu_epi8(lanes, src.as_ptr().cast()) };
-        if _mm512_movepi8_mask(v) == 0 {
-            // SAFETY: `len <= cap` units at `dst` are writable.
-            unsafe { widen::<BE, true>(v, dst, len) };
+        // SAFETY: `len <= 64`, and `len <= cap` units at `dst` are
+        // writable.
+        if unsafe { widen_if_ascii::<BE>(src, dst) } {
             return Fused::done(len, len);
         }
         // SAFETY: as this function's contract; `len <= 64`.

@@ -1,7 +1,7 @@
 //! AVX-512 output lengths: UTF-16 units for UTF-8 input, UTF-8 bytes for
 //! UTF-16 input. Both count with mask registers and `popcnt`.
 
-use super::{PREFETCH_COUNT_MIN, prefetch_input};
+use super::{PREFETCH_COUNT_MIN, load_upto64, prefetch_input};
 use core::arch::x86_64::*;
 
 /// The number of UTF-16 units `bytes` converts to if valid: one per byte
@@ -15,10 +15,7 @@ use core::arch::x86_64::*;
 pub(crate) unsafe fn utf16_len_from_utf8(bytes: &[u8]) -> usize {
     if bytes.len() <= 64 {
         // One block, in a straight line (as the char count).
-        let present = _bzhi_u64(u64::MAX, bytes.len() as u32);
-        // SAFETY: the mask enables the `bytes.len() <= 64` readable bytes
-        // only; masked-off lanes are not read and cannot fault.
-        let v = unsafe { _mm512_maskz_loadu_epi8(present, bytes.as_ptr().cast()) };
+        let (v, present) = load_upto64(bytes);
         return utf16_len_count(v, present);
     }
     if bytes.len() >= PREFETCH_COUNT_MIN {
@@ -45,7 +42,7 @@ fn utf16_len_count(v: __m512i, present: u64) -> usize {
 /// # Safety
 ///
 /// * The CPU supports the enabled features.
-#[target_feature(enable = "avx512f,avx512bw,popcnt")]
+#[target_feature(enable = "avx512f,avx512bw,bmi2,popcnt")]
 #[inline(never)]
 unsafe fn utf16_len_from_utf8_long(bytes: &[u8]) -> usize {
     utf16_len_blocks::<true>(bytes)
@@ -53,10 +50,9 @@ unsafe fn utf16_len_from_utf8_long(bytes: &[u8]) -> usize {
 
 /// The count of [`utf16_len_from_utf8`], with the prefetch hint if
 /// `PREFETCH`.
-#[target_feature(enable = "avx512f,avx512bw,popcnt")]
+#[target_feature(enable = "avx512f,avx512bw,bmi2,popcnt")]
 #[inline]
 fn utf16_len_blocks<const PREFETCH: bool>(bytes: &[u8]) -> usize {
-    let count = utf16_len_count;
     let (blocks, tail) = bytes.as_chunks::<64>();
     let mut n = 0;
     for block in blocks {
@@ -65,13 +61,10 @@ fn utf16_len_blocks<const PREFETCH: bool>(bytes: &[u8]) -> usize {
         }
         // SAFETY: `block` is 64 readable bytes.
         let v = unsafe { _mm512_loadu_si512(block.as_ptr().cast()) };
-        n += count(v, u64::MAX);
+        n += utf16_len_count(v, u64::MAX);
     }
-    let present = !(u64::MAX << tail.len());
-    // SAFETY: the mask enables the `tail.len() < 64` readable bytes only;
-    // masked-off lanes are not read and cannot fault.
-    let v = unsafe { _mm512_maskz_loadu_epi8(present, tail.as_ptr().cast()) };
-    n + count(v, present)
+    let (v, present) = load_upto64(tail);
+    n + utf16_len_count(v, present)
 }
 
 /// The number of UTF-8 bytes the `len` UTF-16 units at `src`
