@@ -330,7 +330,9 @@ pub(crate) const LOAD_AHEAD: usize = 2048;
 /// every step, whatever the input's length (a hint cannot fault, so short
 /// inputs pay one instruction a step and no test; past the input's end it
 /// reads nothing), except Latin-1 → UTF-8, which asks only from 2 KiB
-/// (`latin1_avx512`'s `AHEAD_MIN`: +5–10 % at 1 KiB); the AVX-512 char
+/// (`latin1_avx512`'s `AHEAD_MIN`: +5–10 % at 1 KiB), and UTF-32 → UTF-8,
+/// which asks from 1 Mi values (`utf32_avx512`'s `AHEAD_MIN_VALUES`,
+/// in a second copy of its loop); the AVX-512 char
 /// count and output lengths, whose steps are a handful of instructions,
 /// only from [`PREFETCH_COUNT_MIN`]; the
 /// AVX2 UTF-16 → UTF-8 loop for long inputs once per line it reads. The
