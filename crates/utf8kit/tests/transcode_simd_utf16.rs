@@ -1155,3 +1155,50 @@ fn ascii_runs_ending_at_every_position() {
         }
     }
 }
+
+/// Inputs of 64 to 262 bytes, alone and after 64 ASCII bytes (the fused
+/// kernel first tries the 65 to 256 bytes after its ASCII prefix in blocks
+/// at a fixed stride, each with a quick check, the continuation bytes that
+/// a block's last leads ask for carried into the next): every length to
+/// 130 and every fifth after it, in text of every character length, with a
+/// bad byte written at every position and bad sequences inserted at every
+/// character boundary.
+#[test]
+fn quick_block_inputs_with_an_error_at_every_position() {
+    let inserts: &[&[u8]] = &[b"\xC0\xAF", b"\xE0\x80\x80", b"\xED\xA0\x80", b"\xE2\x82"];
+    for (prefix, text) in [
+        ("", "абвгдежз"),
+        ("", "日本語の文"),
+        ("", "aé€ü xyz"),
+        ("", "xyzабв€😀"),
+        (
+            "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+            "éa€",
+        ),
+    ] {
+        let long = prefix.to_string() + &text.repeat(300 / text.len() + 1);
+        for len in (64..=130).chain((131..=262).step_by(5)) {
+            let end = (0..=prefix.len() + len)
+                .rev()
+                .find(|&i| long.is_char_boundary(i))
+                .unwrap_or(0);
+            let base = &long.as_bytes()[..end];
+            check_utf8(base);
+            for at in prefix.len()..end {
+                for bad in [0x80u8, 0xBF, 0xC1, 0xC2, 0xE0, 0xED, 0xF0, 0xFF] {
+                    let mut bytes = base.to_vec();
+                    bytes[at] = bad;
+                    check_utf8(&bytes);
+                }
+                if long.is_char_boundary(at) {
+                    for insert in inserts {
+                        let mut bytes = base.to_vec();
+                        bytes.splice(at..at, insert.iter().copied());
+                        bytes.truncate(end);
+                        check_utf8(&bytes);
+                    }
+                }
+            }
+        }
+    }
+}
