@@ -101,7 +101,7 @@
 //!   bound), `sparse` 1 KiB went only from 0.90 to 0.97: that row's cost is
 //!   not the conversion.
 
-use super::utf16_ascii_avx512::{ascii_prefix, widen_if_ascii};
+use super::utf16_ascii_avx512::{ascii_prefix, widen, widen_if_ascii};
 use super::utf32_avx512::IOTA;
 use super::{Progress, prefetch_input, prefetch_output};
 use core::arch::x86_64::*;
@@ -941,10 +941,25 @@ pub(crate) unsafe fn quick_blocks_checked<const BE: bool>(
                 },
             )
         };
+        let high = _mm512_movepi8_mask(v);
+        if high == 0 && carry == 0 {
+            // ASCII, and no character of the block before asks for a
+            // continuation byte here.
+            let n = left.min(64);
+            if n > room - o {
+                return Checked::Unsure;
+            }
+            // SAFETY: the store writes units `o..o + n` of `out`, `o + n <=
+            // room`.
+            unsafe { widen::<BE, true>(v, out.add(2 * o), n) };
+            o += n;
+            i += 64;
+            continue;
+        }
         let four = _mm512_cmpge_epu8_mask(v, _mm512_set1_epi8(0xF0u8 as i8));
         let two = _mm512_cmpge_epu8_mask(v, _mm512_set1_epi8(0xC0u8 as i8));
         let three = _mm512_cmpge_epu8_mask(v, _mm512_set1_epi8(0xE0u8 as i8));
-        let continuation = _mm512_movepi8_mask(v) & !two;
+        let continuation = high & !two;
         let asked = (two << 1) | (three << 2) | carry;
         carry = (two >> 63) | (three >> 62);
         // Lanes past the input are zeros: a character cut short by the end
