@@ -151,6 +151,15 @@
 //! one-byte shift) would need as many (counted, not built). Not aligning
 //! the input below 4 KiB (unaligned loads throughout) measured the same as
 //! the aligned head at offsets 1–33 (1 KiB: 51.3–51.5 ns against 51–53).
+//!
+//! The lead and the continuation byte each from one `gf2p8affineqb` (GFNI,
+//! which every CPU with VBMI2 has: a bit matrix per byte maps `b` to
+//! `C2 | b >> 6 & 1` with bit 7 taken from `b`, and, merge-masked on the
+//! high bytes, clears bit 6), instead of a shift and a ternary logic op
+//! each (Intel Xeon with AVX-512 FP16, 2026-11-28, `l1probe` ÷ simdutf,
+//! Latin-1 text before → after): 1 KiB 1.06–1.07 → 1.08–1.10, 2 KiB 0.98
+//! → 1.02, but 16 KiB 1.05–1.07 → 0.99, 64 KiB 1.07–1.10 → 0.99 (random
+//! 1.06–1.07 → 0.98–1.00); the lead alone from it, 64 KiB 1.00. Not kept.
 
 use super::{PREFETCH_COUNT_MIN, Progress, prefetch_input, prefetch_output};
 use core::arch::x86_64::*;
