@@ -69,7 +69,10 @@
 //!   0.63 → 0.97, 127 B 0.67 → 1.14, 160 B 0.55 → 0.95, 200 B 0.49 →
 //!   0.83, 256 B 0.64 → 1.18; CJK 128 B 0.57 → 0.81, 200 B 0.72 → 1.01,
 //!   256 B 1.06 → 1.29. Text with 4-byte characters falls back (random
-//!   text at 200 B 1.08 → 1.02, the cost of the try). Up to 512 bytes,
+//!   text at 200 B 1.08 → 1.02, the cost of the try; testing the first
+//!   block for `F0..=FF` before the call won that back, 65 / 128 / 200 B
+//!   0.57 / 0.89 / 1.01 → 0.62 / 0.95 / 1.08, but cost Cyrillic and CJK
+//!   3–5 %, and was not kept). Up to 512 bytes,
 //!   Cyrillic went on gaining (300–512 B 0.73–0.97 → 1.0–1.22) but CJK
 //!   lost (300 and 512 B 0.90 and 1.21 → 0.79 and 0.81): the fused loop's
 //!   lookup check is cheaper than the quick check's range test of 3-byte
