@@ -188,22 +188,49 @@ unsafe fn utf8_to_utf16_long<const BE: bool>(src: &[u8], dst: *mut u8, cap: usiz
         // bytes from `i <= cap` in `lanes`.
         return unsafe { last_block::<BE>(src, dst, cap, i, v, lanes) };
     }
-    if left <= QUICK_MAX {
-        // SAFETY: the `left` bytes from `i` are readable; `i <= cap`:
-        // `2 * (cap - i)` bytes at `dst + 2 * i` are writable.
-        let checked =
-            unsafe { quick_blocks_checked::<BE>(ptr.add(i), left, dst.add(2 * i), cap - i) };
-        if let Checked::Done(written) = checked {
-            return Fused::done(len, i + written);
-        }
+    // SAFETY: as this function's contract; `src[..i]` is ASCII, widened
+    // to `i <= cap` units.
+    if let Some(done) = unsafe { quick_rest::<BE>(src, dst, cap, i, i) } {
+        return done;
     }
     // SAFETY: as this function's contract; `i <= len` and `i <= cap`.
     unsafe { fused::<BE>(src, dst, cap, i) }
 }
 
-/// Input left (after the ASCII prefix) up to which [`quick_blocks_checked`]
-/// is tried first.
+/// Input left (after the ASCII prefix, or after the fused loop) up to which
+/// [`quick_blocks_checked`] is tried first.
 const QUICK_MAX: usize = 256;
+
+/// The whole conversion of the input from byte `i` (a character boundary,
+/// everything before it valid and converted to `o` units) by
+/// [`quick_blocks_checked`], if at most [`QUICK_MAX`] bytes are left and
+/// they pass its check; else `None`, and the caller goes on from `(i, o)`.
+///
+/// # Safety
+///
+/// * As [`utf8_to_utf16`]; `i <= src.len()`, `o <= cap`.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi1,bmi2,popcnt")]
+#[inline]
+unsafe fn quick_rest<const BE: bool>(
+    src: &[u8],
+    dst: *mut u8,
+    cap: usize,
+    i: usize,
+    o: usize,
+) -> Option<Fused> {
+    let left = src.len() - i;
+    if left == 0 || left > QUICK_MAX {
+        return None;
+    }
+    // SAFETY: the `left` bytes from `i` are readable; `o <= cap`: `2 * (cap
+    // - o)` bytes at `dst + 2 * o` are writable.
+    let checked =
+        unsafe { quick_blocks_checked::<BE>(src.as_ptr().add(i), left, dst.add(2 * o), cap - o) };
+    match checked {
+        Checked::Done(written) => Some(Fused::done(src.len(), o + written)),
+        Checked::Full | Checked::Unsure => None,
+    }
+}
 
 /// Input left from which the fused loop runs: a block and the 32 bytes
 /// after it that [`whole_block`] reads with its second register.
@@ -332,13 +359,11 @@ unsafe fn fused<const BE: bool>(src: &[u8], dst: *mut u8, cap: usize, from: usiz
     (i, o) = back_to_lead(src, from, i, o);
     // The rest as quick blocks, unless the whole input (from `from`) was
     // tried that way already.
-    if i < len && len - i <= QUICK_MAX && len - from > QUICK_MAX {
-        // SAFETY: the `len - i` bytes from `i` are readable; `o <= cap`:
-        // `2 * (cap - o)` bytes at `dst + 2 * o` are writable.
-        let checked =
-            unsafe { quick_blocks_checked::<BE>(ptr.add(i), len - i, dst.add(2 * o), cap - o) };
-        if let Checked::Done(written) = checked {
-            return Fused::done(len, o + written);
+    if len - from > QUICK_MAX {
+        // SAFETY: as this function's contract; `src[..i]` is valid and
+        // converted to `o <= cap` units.
+        if let Some(done) = unsafe { quick_rest::<BE>(src, dst, cap, i, o) } {
+            return done;
         }
     }
     while i < len {

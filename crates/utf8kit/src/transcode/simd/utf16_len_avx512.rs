@@ -1,6 +1,7 @@
 //! AVX-512 output lengths: UTF-16 units for UTF-8 input, UTF-8 bytes for
 //! UTF-16 input. Both count with mask registers and `popcnt`.
 
+use super::utf16_avx512::load_units;
 use super::{PREFETCH_COUNT_MIN, load_upto64, prefetch_input};
 use core::arch::x86_64::*;
 
@@ -130,14 +131,21 @@ unsafe fn utf8_len_from_utf16_long<const BE: bool>(src: *const u8, len: usize) -
     unsafe { utf8_len_units::<BE, true>(src, len) }
 }
 
-/// The units `v` adds past one per unit (one per unit `>= 80`, another
-/// per unit `>= 800`), and the units that start a surrogate pair (`next`:
-/// the units one on).
+/// The UTF-8 bytes the units of `v` make past one each: one more per unit
+/// `>= 80`, another per unit `>= 800` (3 for every surrogate).
+#[target_feature(enable = "avx512f,avx512bw,popcnt")]
+#[inline]
+fn extra_bytes(v: __m512i) -> usize {
+    let wide = _mm512_cmpge_epu16_mask(v, _mm512_set1_epi16(0x80));
+    let three = _mm512_cmpge_epu16_mask(v, _mm512_set1_epi16(0x800));
+    (wide.count_ones() + three.count_ones()) as usize
+}
+
+/// [`extra_bytes`] of `v`, and the units of `v` that start a surrogate
+/// pair (`next`: the units one on).
 #[target_feature(enable = "avx512f,avx512bw,popcnt")]
 #[inline]
 fn pair_count(v: __m512i, next: __m512i) -> (usize, u32) {
-    let wide = _mm512_cmpge_epu16_mask(v, _mm512_set1_epi16(0x80));
-    let three = _mm512_cmpge_epu16_mask(v, _mm512_set1_epi16(0x800));
     // A pair starts at a unit whose top six bits are 110110 (D800)
     // followed by one whose are 110111 (DC00): where
     // `(unit ^ D800) | (next ^ DC00)` has none of the tag bits set.
@@ -148,7 +156,7 @@ fn pair_count(v: __m512i, next: __m512i) -> (usize, u32) {
         _mm512_set1_epi16(0xDC00u16 as i16),
     );
     let pairs = _mm512_testn_epi16_mask(apart, _mm512_set1_epi16(0xFC00u16 as i16));
-    ((wide.count_ones() + three.count_ones()) as usize, pairs)
+    (extra_bytes(v), pairs)
 }
 
 /// The count of [`utf8_len_units`] from unit `i` on, `n` so far, in text
@@ -170,11 +178,8 @@ unsafe fn paired_run<const BE: bool, const PREFETCH: bool>(
     mut i: usize,
     mut n: usize,
 ) -> (usize, usize) {
-    let order = |v: __m512i| if BE { _mm512_shldi_epi16::<8>(v, v) } else { v };
-    let load = |at: usize| {
-        // SAFETY: the loop reads units `at..at + 32` with `at + 32 <= len`.
-        order(unsafe { _mm512_loadu_si512(src.add(2 * at).cast()) })
-    };
+    // SAFETY: the loop reads units `at..at + 32` with `at + 32 <= len`.
+    let load = |at: usize| unsafe { load_units::<BE>(src.add(2 * at), u32::MAX) };
     // Two blocks and the unit after them.
     while len - i > 64 {
         if PREFETCH {
@@ -204,11 +209,8 @@ unsafe fn utf8_len_units<const BE: bool, const PREFETCH: bool>(
     src: *const u8,
     len: usize,
 ) -> (usize, usize) {
-    let order = |v: __m512i| if BE { _mm512_shldi_epi16::<8>(v, v) } else { v };
-    let load = |at: usize| {
-        // SAFETY: the loop reads units `at..at + 32` with `at + 32 <= len`.
-        order(unsafe { _mm512_loadu_si512(src.add(2 * at).cast()) })
-    };
+    // SAFETY: the loop reads units `at..at + 32` with `at + 32 <= len`.
+    let load = |at: usize| unsafe { load_units::<BE>(src.add(2 * at), u32::MAX) };
     let tag_mask = _mm512_set1_epi16(0xFC00u16 as i16);
     let mut i = 0;
     let mut n = len;
@@ -217,17 +219,16 @@ unsafe fn utf8_len_units<const BE: bool, const PREFETCH: bool>(
             prefetch_input(src, 2 * i);
         }
         let v = load(i);
-        let wide = _mm512_cmpge_epu16_mask(v, _mm512_set1_epi16(0x80));
-        let three = _mm512_cmpge_epu16_mask(v, _mm512_set1_epi16(0x800));
+        let next = i + 1;
         let high = _mm512_cmpeq_epi16_mask(
             _mm512_and_si512(v, tag_mask),
             _mm512_set1_epi16(0xD800u16 as i16),
         );
-        n += (wide.count_ones() + three.count_ones()) as usize;
+        n += extra_bytes(v);
         i += 32;
         if high != 0 {
             let low_next = _mm512_cmpeq_epi16_mask(
-                _mm512_and_si512(load(i - 31), tag_mask),
+                _mm512_and_si512(load(next), tag_mask),
                 _mm512_set1_epi16(0xDC00u16 as i16),
             );
             n -= 2 * (high & low_next).count_ones() as usize;
@@ -238,8 +239,8 @@ unsafe fn utf8_len_units<const BE: bool, const PREFETCH: bool>(
     if i < len {
         let present = _bzhi_u32(u32::MAX, (len - i) as u32);
         // SAFETY: the mask enables the `len - i <= 32` units left, inside
-        // the input; masked-off lanes are not read and cannot fault.
-        let v = order(unsafe { _mm512_maskz_loadu_epi16(present, src.add(2 * i).cast()) });
+        // the input.
+        let v = unsafe { load_units::<BE>(src.add(2 * i), present) };
         let wide = _mm512_mask_cmpge_epu16_mask(present, v, _mm512_set1_epi16(0x80));
         let three = _mm512_mask_cmpge_epu16_mask(present, v, _mm512_set1_epi16(0x800));
         let tags = _mm512_and_si512(v, tag_mask);
