@@ -145,6 +145,73 @@ fn utf16_to_utf8_short_non_ascii() {
     }
 }
 
+/// Inputs of up to 130 units made of runs of one class each (ASCII,
+/// 2-byte, 3-byte, pairs) in every order, so that the masked path meets
+/// every class after every other at block boundaries and inside blocks,
+/// with a character of another class or an unpaired surrogate at every
+/// position; each also into buffers 2 to 8 bytes short (the room runs out
+/// in a run of any class).
+#[test]
+fn utf16_to_utf8_short_runs_of_each_class() {
+    const CLASSES: [char; 4] = ['a', 'Ж', '中', '😀'];
+    for first in 0..4 {
+        for second in 0..4 {
+            for run in [5usize, 20, 31, 33, 47] {
+                let mut s = String::new();
+                let mut k = 0;
+                while s.encode_utf16().count() < 130 {
+                    let c = CLASSES[[first, second][k % 2]];
+                    s.extend(std::iter::repeat_n(c, run));
+                    k += 1;
+                }
+                let units: Vec<u16> = s.encode_utf16().take(130).collect();
+                // Cut where a pair would be split.
+                let len = if matches!(units.last(), Some(0xD800..=0xDBFF)) {
+                    129
+                } else {
+                    130
+                };
+                for end in (33..=len).step_by(7).chain([len]) {
+                    let u = &units[..end];
+                    if String::from_utf16(u).is_err() {
+                        continue;
+                    }
+                    check_utf16(u);
+                    check_short_by(u);
+                    for at in (0..end).step_by(3) {
+                        for special in [&[0x20AC][..], &[0xE9], &[0xDC00], &[0xD83D, 0xDE00]] {
+                            let mut v = u.to_vec();
+                            v.splice(at..(at + special.len()).min(end), special.iter().copied());
+                            check_utf16(&v);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Checks that every kernel reports `BufferTooSmall` for valid `units` into
+/// buffers 2 to 8 bytes short, writing nothing past them.
+fn check_short_by(units: &[u16]) {
+    let n = String::from_utf16(units).expect("valid").len();
+    for kernel in Kernel::available() {
+        for short in 2..=8.min(n) {
+            let mut out = vec![GUARD8; n];
+            let got = t::utf16_to_utf8_with(kernel, units, &mut out[..n - short]);
+            assert_eq!(
+                got,
+                Some(Err(TranscodeError::BufferTooSmall { needed: n })),
+                "{kernel}, {short} short, {units:04X?}"
+            );
+            assert!(
+                out[n - short..].iter().all(|&b| b == GUARD8),
+                "{kernel}, {short} short: wrote past the end, {units:04X?}"
+            );
+        }
+    }
+}
+
 /// `validate`'s error for invalid `bytes`, checked against std's numbers
 /// (so the expected error does not come from utf8kit alone).
 fn std_checked_error(bytes: &[u8]) -> utf8kit::Utf8Error {
