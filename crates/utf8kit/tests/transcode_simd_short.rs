@@ -149,8 +149,8 @@ fn utf16_to_utf8_short_non_ascii() {
 /// 2-byte, 3-byte, pairs) in every order, so that the masked path meets
 /// every class after every other at block boundaries and inside blocks,
 /// with a character of another class or an unpaired surrogate at every
-/// position; each also into buffers 2 to 8 bytes short (the room runs out
-/// in a run of any class).
+/// third position; the valid ones also into buffers 2 to 8 bytes short (the
+/// room runs out in a run of any class).
 #[test]
 fn utf16_to_utf8_short_runs_of_each_class() {
     const CLASSES: [char; 4] = ['a', 'Ж', '中', '😀'];
@@ -165,19 +165,14 @@ fn utf16_to_utf8_short_runs_of_each_class() {
                     k += 1;
                 }
                 let units: Vec<u16> = s.encode_utf16().take(130).collect();
-                // Cut where a pair would be split.
-                let len = if matches!(units.last(), Some(0xD800..=0xDBFF)) {
-                    129
-                } else {
-                    130
-                };
-                for end in (33..=len).step_by(7).chain([len]) {
+                for end in (33..=130).step_by(7).chain([130]) {
+                    // A cut through a pair leaves an unpaired high
+                    // surrogate at the end: an error case of its own.
                     let u = &units[..end];
-                    if String::from_utf16(u).is_err() {
-                        continue;
-                    }
                     check_utf16(u);
-                    check_short_by(u);
+                    if String::from_utf16(u).is_ok() {
+                        check_short_by(u);
+                    }
                     for at in (0..end).step_by(3) {
                         for special in [&[0x20AC][..], &[0xE9], &[0xDC00], &[0xD83D, 0xDE00]] {
                             let mut v = u.to_vec();

@@ -571,9 +571,10 @@ fn utf16_to_utf8_rest<S: Unit16, const LOSSY: bool>(
 
 /// Inputs of up to this many UTF-16 units go to the AVX-512 kernel's masked
 /// steps alone (`utf16_to_utf8_masked`), without its main loop (see the
-/// module docs of `utf16_avx512`; 64 instead measured 10–20 % slower on
-/// ASCII, Cyrillic and CJK of 65 to 128 units, 2–5 % faster on text with
-/// 4-byte characters).
+/// module docs of `utf16_avx512`). With 64 instead, ÷ simdutf with exact
+/// buffers: ASCII of 100 units 0.90–0.92 → 0.70–0.71, Cyrillic of 107
+/// units 0.95–1.01 → 0.86, CJK of 58 units 1.0 → 0.95–0.97, but text with
+/// 4-byte characters of 126 units 1.18–1.20 → 1.27.
 const SHORT_UTF16: usize = 128;
 
 /// The whole UTF-16 → UTF-8 conversion of a `src` of one block (up to 32

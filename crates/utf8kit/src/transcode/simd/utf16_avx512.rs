@@ -60,15 +60,16 @@
 //! ends the same way. That is also where every input ends whose output
 //! buffer is exact (the main loop stops 113 bytes before the end of the
 //! room). Intel Xeon with AVX-512 FP16, 2026-11-28, ÷ simdutf, exact
-//! buffers, before → after: ASCII of 24 units 1.02 → 1.19 and 48–128 units
-//! 0.61–0.82 → 0.84–1.14; Cyrillic of 12–25 units 1.06–1.09 → 1.26–1.28
-//! and 34–68 units 0.67–0.78 → 0.99–1.02; CJK of 8–46 units 0.65–0.84 →
-//! 0.99–1.17; text with 4-byte characters of 10–64 units 0.80–0.93 →
-//! 0.86–0.98. In the benchmark harness (roomy buffers): ASCII, Latin and
-//! `sparse` at 64 B / 256 B / 1 KiB 1.22 / 0.85 / 1.38 → 1.45 / 1.22 / 1.60,
-//! CJK and Hindi at 64 B 1.30 → 1.90, Arabic, Hebrew and Russian at 64 B
-//! 1.15–1.45 → 1.36–1.65; Emoji, random and `sparse fresh` at 256 B 1.09–1.30
-//! → 1.00–1.19.
+//! buffers, before → after: ASCII of 24 units 1.01–1.07 → 1.14–1.19 and
+//! 48–128 units 0.61–0.82 → 0.80–1.14; Cyrillic of 12–25 units 1.07–1.08
+//! → 1.23–1.25 and 33–68 units 0.67–0.79 → 0.97–1.02; CJK of 8–46 units
+//! 0.65–0.88 → 0.96–1.18; text with 4-byte characters of 11–62 units
+//! 0.79–0.92 → 0.85–0.98; but ASCII of 200–256 units (the main loop, then
+//! this) 1.07–1.11 → 0.87–0.98. In the benchmark harness (roomy buffers):
+//! ASCII, Latin and `sparse` at 64 B / 256 B / 1 KiB 1.22 / 0.85 / 1.35 →
+//! 1.40 / 1.22 / 1.55, CJK and Hindi at 64 B 1.28 → 1.85, Arabic, Hebrew
+//! and Russian at 64 B 1.15–1.45 → 1.35–1.65; but Emoji, random and
+//! `sparse fresh` at 256 B 1.31 / 1.20 / 1.09 → 1.22 / 1.15 / 0.91–0.97.
 //!
 //! # Room
 //!
@@ -1150,7 +1151,7 @@ pub(crate) unsafe fn utf16_to_utf8<const BE: bool>(
         prefetch_input(src, 2 * i);
         // SAFETY: units `i..i + 33` are readable, and `ROOM8` bytes at
         // `dst + o` writable, which the plain step needs.
-        match unsafe { step16::<BE, false>(src.add(2 * i), 33, dst.add(o), cap - o) } {
+        match unsafe { step16::<BE>(src.add(2 * i), 33, dst.add(o), cap - o) } {
             Step::Done(read, written) => {
                 i += read;
                 o += written;
@@ -1323,7 +1324,7 @@ unsafe fn ascii_stream<const BE: bool>(
 /// and saves no registers: against the masked function, whose loops load
 /// theirs first, 24 ASCII units took 15–25 % less time; against the step
 /// out of line (as before 2026-11-28, a call and its result through
-/// memory), CJK of up to 32 units 0.75–0.79 → 1.12–1.17 ÷ simdutf.
+/// memory), CJK of up to 32 units 0.71–0.78 → 1.10–1.18 ÷ simdutf.
 ///
 /// # Safety
 ///
@@ -1343,6 +1344,8 @@ pub(crate) unsafe fn utf16_to_utf8_one_block<const BE: bool>(
     let v = unsafe { load_units::<BE>(src, lanes) };
     // SAFETY: the caller's contract, which is the step's.
     match unsafe { step16_loaded::<BE, true, 2>(v, src, len, dst, cap) } {
+        // With at most 32 units no pair waits for a next step: a step that
+        // is done read them all (checked anyway).
         Step::Done(read, written) if read == len => Some(written),
         _ => None,
     }
@@ -1358,9 +1361,10 @@ pub(crate) unsafe fn utf16_to_utf8_one_block<const BE: bool>(
 /// Blocks of 1- and 2-byte characters take a loop of their own first,
 /// which needs few constants; the loop of the general step (inlined here,
 /// its own copy) loads its many before it starts, which the inputs that
-/// never need it should not pay for. The step out of line (a call and its
-/// result through memory for every step) took inputs of 33 to 128 units
-/// 20–35 % longer.
+/// never need it should not pay for. With the step out of line (a call and
+/// its result through memory for every step) Cyrillic of 41–85 units ran
+/// at 0.69 ÷ simdutf against 0.93–0.98 inlined, CJK of 35–58 units at
+/// 0.81–0.89 against 1.09–1.17.
 ///
 /// # Safety
 ///
@@ -1535,28 +1539,23 @@ enum Step {
     Full,
 }
 
-/// One step: converts up to 32 of the `left` units at `src` (all of them if
-/// fewer; a pair cut by the block's end waits for the next step) to UTF-8
-/// at `out`.
+/// The main loop's step: converts the 32 units at `src` (a pair cut by the
+/// block's end waits for the next step) to UTF-8 at `out`, whole loads and
+/// stores. The masked steps of the ends of inputs are
+/// [`step16_loaded`]'s with `MASKED`.
 ///
 /// # Safety
 ///
-/// * `min(left, 33)` units at `src` are readable.
-/// * `room` bytes at `out` are writable; if not `MASKED`, `left >= 33` and
-///   `room >= ROOM8`.
+/// * `left >= 33` units at `src` are readable.
+/// * `room >= ROOM8` bytes at `out` are writable.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi1,bmi2,popcnt")]
 #[inline]
-unsafe fn step16<const BE: bool, const MASKED: bool>(
-    src: *const u8,
-    left: usize,
-    out: *mut u8,
-    room: usize,
-) -> Step {
-    // SAFETY: the units of the mask are among the `min(left, 33)` readable;
-    // the rest is the caller's contract.
+unsafe fn step16<const BE: bool>(src: *const u8, left: usize, out: *mut u8, room: usize) -> Step {
+    // SAFETY: the 32 units are among the 33 readable; the rest is the
+    // caller's contract.
     unsafe {
-        let v = load_units::<BE>(src, step_lanes::<MASKED>(left));
-        step16_loaded::<BE, MASKED, 0>(v, src, left, out, room)
+        let v = load_units::<BE>(src, u32::MAX);
+        step16_loaded::<BE, false, 0>(v, src, left, out, room)
     }
 }
 
@@ -1611,38 +1610,52 @@ unsafe fn two_byte_block<const MASKED: bool>(
     out: *mut u8,
     room: usize,
 ) -> Option<usize> {
-    // In 16-bit lanes: a 2-byte lane holds C0 | u >> 6 then 80 | u & 3F, an
-    // ASCII lane its byte then a byte the compress drops.
+    // The first byte of every lane, the second of the 2-byte ones.
     let keep = _pdep_u64(u64::from(lanes), 0x5555_5555_5555_5555)
         | _pdep_u64(u64::from(wide), 0xAAAA_AAAA_AAAA_AAAA);
     let n = keep.count_ones() as usize;
     if n > room {
         return None;
     }
+    let r = two_byte_lanes(v, wide);
+    // SAFETY: `n <= room` bytes are written (64 without `MASKED`).
+    unsafe { store_bytes::<MASKED>(out, _mm512_maskz_compress_epi8(keep, r), n) };
+    Some(n)
+}
+
+/// The UTF-8 of the 16-bit lanes of `v`, values below `800` (`wide`: the
+/// lanes `>= 80`), two bytes a lane in memory order: a 2-byte lane holds
+/// `C0 | u >> 6` then `80 | u & 3F`, an ASCII lane its byte then a zero.
+/// The caller's `vpcompressb` keeps the bytes it wants (UTF-16 → UTF-8 and
+/// UTF-32 → UTF-8).
+#[target_feature(enable = "avx512f,avx512bw")]
+#[inline]
+pub(crate) fn two_byte_lanes(v: __m512i, wide: u32) -> __m512i {
     let t = _mm512_ternarylogic_epi32::<A_OR_B_AND_C>(
         _mm512_srli_epi16::<6>(v),
         _mm512_slli_epi16::<8>(v),
         _mm512_set1_epi16(0x3F00),
     );
     let t = _mm512_or_si512(t, _mm512_set1_epi16(0x80C0u16 as i16));
-    let r = _mm512_mask_mov_epi16(v, wide, t);
-    // SAFETY: `n <= room` bytes are written (64 without `MASKED`).
-    unsafe { store_bytes::<MASKED>(out, _mm512_maskz_compress_epi8(keep, r), n) };
-    Some(n)
+    _mm512_mask_mov_epi16(v, wide, t)
 }
 
-/// [`step16`] with its units already loaded: `v` holds the units of
+/// One step: converts up to 32 of the `left` units at `src` (all of them if
+/// fewer; a pair cut by the block's end waits for the next step) to UTF-8
+/// at `out`, with its units already loaded: `v` holds the units of
 /// [`step_lanes`]`(left)` at `src`, zeros in the other lanes.
 ///
 /// `COPY` changes nothing but the instance: each caller takes one of its
 /// own (0: [`step16`], for the main loop; 1: [`utf16_to_utf8_masked`]; 2:
 /// [`utf16_to_utf8_one_block`]), so that each inlines it. One instance
-/// called from two places stays out of line, and a call per step costs the
-/// short inputs 20–35 %.
+/// called from two places stays out of line, a call for every step (see
+/// [`utf16_to_utf8_masked`] for what that cost).
 ///
 /// # Safety
 ///
-/// * As [`step16`].
+/// * `min(left, 33)` units at `src` are readable.
+/// * `room` bytes at `out` are writable; if not `MASKED`, `left >= 33` and
+///   `room >= ROOM8`.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi1,bmi2,popcnt")]
 #[inline]
 unsafe fn step16_loaded<const BE: bool, const MASKED: bool, const COPY: u8>(

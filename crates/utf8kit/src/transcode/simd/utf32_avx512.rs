@@ -60,7 +60,7 @@
 //! the scalar kernel only takes over at an invalid value (strict) or when
 //! the output is full.
 
-use super::utf16_avx512::{A_AND_B_OR_C, A_IF_C_ELSE_B, A_OR_B_AND_C, MULTISHIFT, table};
+use super::utf16_avx512::{A_AND_B_OR_C, A_IF_C_ELSE_B, MULTISHIFT, table, two_byte_lanes};
 use super::{Progress, prefetch_input};
 use core::arch::x86_64::*;
 
@@ -739,13 +739,7 @@ unsafe fn utf32_to_utf8_steps<const LOSSY: bool, const AHEAD: bool>(
             // drops, an absent lane nothing.
             let v = _mm512_permutex2var_epi16(a, table(&PACK16), b);
             let wide = _mm512_cmpge_epu16_mask(v, _mm512_set1_epi16(0x80));
-            let t = _mm512_ternarylogic_epi32::<A_OR_B_AND_C>(
-                _mm512_srli_epi16::<6>(v),
-                _mm512_slli_epi16::<8>(v),
-                _mm512_set1_epi16(0x3F00),
-            );
-            let t = _mm512_or_si512(t, _mm512_set1_epi16(0x80C0u16 as i16));
-            let r = _mm512_mask_mov_epi16(v, wide, t);
+            let r = two_byte_lanes(v, wide);
             let keep = (0x5555_5555_5555_5555 | _pdep_u64(u64::from(wide), 0xAAAA_AAAA_AAAA_AAAA))
                 & _bzhi_u64(u64::MAX, 2 * step as u32);
             let n = keep.count_ones() as usize;
