@@ -60,7 +60,8 @@ fn features() -> String {
             "avx512bw",
             "avx512vl",
             "avx512vbmi",
-            "avx512vbmi2"
+            "avx512vbmi2",
+            "gfni"
         );
         f.join(" ")
     }

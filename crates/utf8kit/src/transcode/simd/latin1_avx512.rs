@@ -7,10 +7,22 @@
 //! byte `b` gets two bytes, computed for the whole block at once: the lead
 //! `C2`, or `C3` for `C0..=FF`, and `b` with bit 6 cleared for `C0..=FF`
 //! (for `80..=FF` that is the continuation `80 | b & 3F`, and ASCII stays
-//! as it is). A two-source byte permute (`vpermt2b`) interleaves them into
-//! 64 byte pairs per half block, and `vpcompressb` keeps the second byte of
-//! every pair and the lead of the pairs whose `b` is `80..=FF` (the mask is
-//! the high-bit mask deposited on the even bits with `pdep`).
+//! as it is). In-lane unpacks interleave them into 64 byte pairs per half
+//! block, after one qword permute of the input ([`pairs`]), and
+//! `vpcompressb` keeps the second byte of every pair and the lead of the
+//! pairs whose `b` is `80..=FF` (the mask is the high-bit mask deposited on
+//! the even bits with `pdep`, or, for the upper half of a whole block, the
+//! pairs' own high bits: see [`expand_whole`]).
+//!
+//! Port 5 decides the speed on Intel: a mixed block's compresses take it
+//! for 4 cycles, and the pairs and masks for as few more as they can. (A
+//! loop of each instruction alone on the Intel Xeon with AVX-512 FP16, in
+//! port-5 cycles: `vpcompressb` 2, `vpermt2b` 2, `vpermb`, `vpermq`,
+//! `vpunpcklbw`, `kmovq` into a mask register and the compares into one 1;
+//! on port 0: `vpmovb2m`, `kmovq` out of a mask register, the 512-bit
+//! shifts, `gf2p8affineqb`, `korq`, `vpminub` and the saturating adds;
+//! `vpternlogd` and `vpaddb` on either. A 64-byte store that splits a cache
+//! line takes 2 cycles.)
 //!
 //! In long runs of mixed text ([`mixed_run`], from [`MIXED_RUN_MIN`] bytes
 //! of input on) the high-byte masks (hence the output lengths) are computed
@@ -118,8 +130,9 @@
 //! both on 4 KiB boundaries, had it 35 % slower at 512 B, probably the
 //! masked store aliasing the next loads modulo 4 KiB.)
 //!
-//! Mixed text in L1 runs at about 9.5 cycles per 64-byte block. Measured
-//! instead of the current block and found slower: the `vpcompressb` keep
+//! Mixed text in L1 ran at about 9.5 cycles per 64-byte block with two
+//! `vpermt2b` for the pairs (see below). Measured instead of that block and
+//! found slower: the `vpcompressb` keep
 //! masks made in mask registers (`vptestmb` of the interleaved pairs and
 //! `korq`) rather than `pdep` and `kmovq` (−30 %); simdutf's formulation
 //! (one `vpermb` interleave, `vpshldw`, a masked word add and a ternary
@@ -136,30 +149,42 @@
 //! loop has one `vpcompressb` per block, and the extra load and compare
 //! cost more than the wait they remove.
 //!
-//! Where Latin-1 → UTF-8 stands (Intel Xeon with AVX-512 FP16,
-//! 2026-11-28, a small program, Latin-1 text, input and output on page
-//! boundaries): this kernel and simdutf's both take 2.7–2.9 ns a 64-byte
-//! block at every size from 256 B to 16 KiB (ratios 0.97–1.07; 128 B
-//! 0.94). Those ratios depend on where the code lands: the same kernel
+//! Where Latin-1 → UTF-8 stood before [`pairs`] (Intel Xeon with AVX-512
+//! FP16, 2026-11-28, a small program, Latin-1 text, input and output on
+//! page boundaries): this kernel and simdutf's both took 2.7–2.9 ns a
+//! 64-byte block at every size from 256 B to 16 KiB (ratios 0.97–1.07; 128
+//! B 0.94). Those ratios depend on where the code lands: the same kernel
 //! at 1 KiB measured 1.02–1.07 in one build of that program and 0.92–0.98
 //! in five others (three with loops, functions or branch targets aligned
-//! by `-C llvm-args`), as in the benchmark harness (0.89–0.95). Both
-//! do the same port-5 work a mixed block: two byte permutes, two
-//! `vpcompressb` (two operations each) and two mask moves into `k`
-//! registers, 8 of its 9.5 or so cycles; a formulation with `vpexpandb`
-//! (the positions of the second bytes from one `pext`, the leads from a
-//! one-byte shift) would need as many (counted, not built). Not aligning
-//! the input below 4 KiB (unaligned loads throughout) measured the same as
-//! the aligned head at offsets 1–33 (1 KiB: 51.3–51.5 ns against 51–53).
+//! by `-C llvm-args`), as in the benchmark harness (0.89–0.95). Both did
+//! about the same port-5 work a mixed block; this one two `vpermt2b` (2
+//! cycles each, which the counts of stop 27 had taken for 1), two
+//! `vpcompressb` (2 each) and two mask moves into `k` registers: 10 cycles.
+//! [`pairs`] and [`expand_whole`] take it to 8 (a qword permute and two
+//! unpacks, the compresses, one mask move), 12–17 % faster on mixed text
+//! in the benchmark harness. A formulation with `vpexpandb` (the positions
+//! of the second bytes from one `pext`, the leads from a one-byte shift)
+//! would need as many (counted, not built). Not aligning the input below 4
+//! KiB (unaligned loads throughout) measured the same as the aligned head
+//! at offsets 1–33 (1 KiB: 51.3–51.5 ns against 51–53).
 //!
 //! The lead and the continuation byte each from one `gf2p8affineqb` (GFNI,
 //! which every CPU with VBMI2 has: a bit matrix per byte maps `b` to
 //! `C2 | b >> 6 & 1` with bit 7 taken from `b`, and, merge-masked on the
 //! high bytes, clears bit 6), instead of a shift and a ternary logic op
-//! each (Intel Xeon with AVX-512 FP16, 2026-11-28, `l1probe` ÷ simdutf,
-//! Latin-1 text before → after): 1 KiB 1.06–1.07 → 1.08–1.10, 2 KiB 0.98
-//! → 1.02, but 16 KiB 1.05–1.07 → 0.99, 64 KiB 1.07–1.10 → 0.99 (random
-//! 1.06–1.07 → 0.98–1.00); the lead alone from it, 64 KiB 1.00. Not kept.
+//! each, with the `vpermt2b` pairs (Intel Xeon with AVX-512 FP16,
+//! 2026-11-28, `l1probe` ÷ simdutf, Latin-1 text before → after): 1 KiB
+//! 1.06–1.07 → 1.08–1.10, 2 KiB 0.98 → 1.02, but 16 KiB 1.05–1.07 → 0.99,
+//! 64 KiB 1.07–1.10 → 0.99 (random 1.06–1.07 → 0.98–1.00); the lead alone
+//! from it, 64 KiB 1.00. Not kept then; [`pairs`] takes the lead from it,
+//! for the bit 7 that [`expand_whole`]'s mask needs.
+//!
+//! UTF-8 → Latin-1 took port 5 for 7 cycles a mixed block until the same
+//! day (three compares, two mask moves into `k` registers, the compress);
+//! [`latin1_block`] takes it for 4 (two compares, the compress): Latin-1
+//! text and random at 64 KiB 1.15–1.16 → 1.27–1.32 ÷ simdutf, 1 MiB
+//! 1.21–1.32 → 1.27–1.38, 1 KiB 0.94–1.00 → 0.98–1.04 (harness, three
+//! rounds each).
 
 use super::{PREFETCH_COUNT_MIN, Progress, prefetch_input, prefetch_output};
 use core::arch::x86_64::*;
@@ -170,34 +195,10 @@ const fn low_bits(n: usize) -> u64 {
     if n >= 64 { u64::MAX } else { (1u64 << n) - 1 }
 }
 
-/// `vpermt2b` indices interleaving bytes `32 * HALF..32 * HALF + 32` of the
-/// first source (even lanes) with the same bytes of the second (odd lanes).
-const fn interleave(half: usize) -> [u8; 64] {
-    let mut index = [0u8; 64];
-    let mut j = 0;
-    while j < 32 {
-        index[2 * j] = (32 * half + j) as u8;
-        index[2 * j + 1] = (64 + 32 * half + j) as u8;
-        j += 1;
-    }
-    index
-}
-
-static INTERLEAVE_LO: [u8; 64] = interleave(0);
-static INTERLEAVE_HI: [u8; 64] = interleave(1);
-
 /// Every even bit of a 64-bit mask (the first byte of each pair).
 const EVEN_BITS: u64 = 0x5555_5555_5555_5555;
 /// Every odd bit of a 64-bit mask (the second byte of each pair).
 const ODD_BITS: u64 = 0xAAAA_AAAA_AAAA_AAAA;
-
-/// Loads a 64-byte constant table.
-#[target_feature(enable = "avx512f")]
-#[inline]
-fn table(t: &[u8; 64]) -> __m512i {
-    // SAFETY: `t` is 64 readable bytes; `loadu` needs no alignment.
-    unsafe { _mm512_loadu_si512(t.as_ptr().cast()) }
-}
 
 /// Loads the `n` bytes at `src` (`n <= 64`), zeros in the lanes past them.
 ///
@@ -237,47 +238,91 @@ unsafe fn store(dst: *mut u8, v: __m512i, n: usize) {
     }
 }
 
-/// The UTF-8 of the `n <= 64` Latin-1 bytes in `v` (`high`: their bytes
-/// `80..=FF`), in two registers of `len_lo` and `len - len_lo` bytes.
-#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi1,bmi2,popcnt")]
+/// The byte pairs of the 64 Latin-1 bytes in `v`: bytes 0..32 in the first
+/// register, 32..64 in the second, each byte `b` as `(lead, b')`. The lead
+/// is `C2`, or `C3` for `C0..=FF`, if `b` is `80..=FF` (else `42` or `43`:
+/// the lead's bit 7 is always `b`'s); `b'` is `b` with bit 6 cleared for
+/// `C0..=FF` (for `80..=FF` that is the continuation `80 | b & 3F`, and
+/// ASCII stays as it is). An ASCII byte keeps only `b'`, a byte `80..=FF`
+/// both.
+///
+/// The pairs come from in-lane unpacks of the lead and `b'` vectors, after
+/// one qword permute of the input. Two two-source byte
+/// permutes (`vpermt2b`), as until 2026-11-28, cost 4 of the block's 10 or
+/// so port-5 cycles on the Intel Xeon with AVX-512 FP16 (a `vpermt2b` takes
+/// port 5 for 2 cycles there, `vpermq` and `vpunpck*bw` for 1; measured
+/// with a loop of each); the permute and the unpacks cost 3.
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi,gfni")]
 #[inline]
-fn expand(v: __m512i, high: u64, n: usize) -> (__m512i, __m512i, usize) {
-    // Each byte b becomes the pair (lead, b'): the lead C2, or C3 for
-    // C0..=FF, and b' = b with bit 6 cleared for C0..=FF (the continuation
-    // 80 | b & 3F for b >= 80, b itself for ASCII). An ASCII byte keeps
-    // only b', a byte 80..=FF both.
-    // Shifts and bit selects rather than a compare into a mask and two
-    // masked operations: on Intel the compare would take port 5, which
-    // the permutes and compresses below keep busy (Intel Xeon with AVX-512
-    // FP16, Latin-1 text and random at 64 KiB, ÷ simdutf: 0.91–0.98 →
-    // 0.97–1.03 in three rounds).
-    // lead = C2 | bit 6 of b, moved to bit 0 (a 16-bit shift: the bits it
-    // moves into a byte from the next one land above bit 0, masked off).
-    let lead = _mm512_ternarylogic_epi32::<{ (0xF0 & 0xCC) | 0xAA }>(
-        _mm512_srli_epi16::<6>(v),
-        _mm512_set1_epi8(0x01),
-        _mm512_set1_epi8(0xC2u8 as i8),
-    );
-    // b' = b without bit 6 where bit 7 is set: b & !((b >> 1) & 40).
+fn pairs(v: __m512i) -> (__m512i, __m512i) {
+    // Qwords 0 4 1 5 2 6 3 7: the 128-bit lane k holds input bytes 8k..8k+8
+    // (its low qword, which `vpunpcklbw` takes) and 32+8k..40+8k (its high
+    // qword, `vpunpckhbw`'s).
+    let v = _mm512_permutexvar_epi64(_mm512_set_epi64(7, 3, 6, 2, 5, 1, 4, 0), v);
+    // The lead from one affine bit map (GFNI; the matrix's row for bit i is
+    // its byte 7 - i): bit 7 is b's bit 7, bit 0 b's bit 6, and the
+    // constant 42 sets bits 6 and 1, so C2 | b >> 6 & 1 for b >= 80. (A
+    // shift and a ternary logic op would take a port-0 slot more and set
+    // bit 7 always.)
+    let lead = _mm512_gf2p8affine_epi64_epi8::<0x42>(v, _mm512_set1_epi64(0x4000_0000_0000_0080));
+    // b' = b without bit 6 where bit 7 is set: b & !((b >> 1) & 40) (a 16-bit
+    // shift: the bit it moves into a byte from the next one is bit 7,
+    // masked off).
     let second = _mm512_ternarylogic_epi32::<{ 0xF0 & !(0xCC & 0xAA) }>(
         v,
         _mm512_srli_epi16::<1>(v),
         _mm512_set1_epi8(0x40),
     );
+    (
+        _mm512_unpacklo_epi8(lead, second),
+        _mm512_unpackhi_epi8(lead, second),
+    )
+}
+
+/// The UTF-8 of the `n <= 64` Latin-1 bytes in `v` (`high`: their bytes
+/// `80..=FF`), in two registers of `len_lo` and `len - len_lo` bytes.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi1,bmi2,popcnt,gfni")]
+#[inline]
+fn expand(v: __m512i, high: u64, n: usize) -> (__m512i, __m512i, usize) {
+    let (pairs_lo, pairs_hi) = pairs(v);
     let (high_lo, high_hi) = (high & 0xFFFF_FFFF, high >> 32);
     let n_lo = n.min(32);
     let n_hi = n - n_lo;
+    // `vpcompressb` keeps the second byte of every pair and the lead of
+    // the pairs whose `b` is 80..=FF.
     let keep_lo = (ODD_BITS & low_bits(2 * n_lo)) | _pdep_u64(high_lo, EVEN_BITS);
     let keep_hi = (ODD_BITS & low_bits(2 * n_hi)) | _pdep_u64(high_hi, EVEN_BITS);
-    let out_lo = _mm512_maskz_compress_epi8(
-        keep_lo,
-        _mm512_permutex2var_epi8(lead, table(&INTERLEAVE_LO), second),
-    );
-    let out_hi = _mm512_maskz_compress_epi8(
-        keep_hi,
-        _mm512_permutex2var_epi8(lead, table(&INTERLEAVE_HI), second),
-    );
-    (out_lo, out_hi, n_lo + high_lo.count_ones() as usize)
+    (
+        _mm512_maskz_compress_epi8(keep_lo, pairs_lo),
+        _mm512_maskz_compress_epi8(keep_hi, pairs_hi),
+        n_lo + high_lo.count_ones() as usize,
+    )
+}
+
+/// [`expand`] for a whole block (`n = 64`), with the keep mask of the
+/// upper half taken from the pairs themselves: bit 7 of every lead is
+/// `b`'s, and an `or` sets it in every second byte, so `vpmovb2m` (port 0)
+/// makes the mask where `pdep` and a move into a mask register would take
+/// a port-5 cycle more. (Both halves so: a port-0 bottleneck instead,
+/// 2–4 % slower than this.) With [`pairs`], 12–15 % faster than two
+/// `vpermt2b` and both masks from `pdep`, in L1 and L2 (Intel Xeon with
+/// AVX-512 FP16, 2026-11-28, Latin-1 text and random at 4 to 64 KiB,
+/// `l1probe` ÷ simdutf 0.97–1.05 → 1.12–1.18).
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi1,bmi2,popcnt,gfni")]
+#[inline]
+fn expand_whole(v: __m512i, high: u64) -> (__m512i, __m512i, usize) {
+    let (pairs_lo, pairs_hi) = pairs(v);
+    let high_lo = high & 0xFFFF_FFFF;
+    let keep_lo = ODD_BITS | _pdep_u64(high_lo, EVEN_BITS);
+    let keep_hi = _mm512_movepi8_mask(_mm512_or_si512(
+        pairs_hi,
+        _mm512_set1_epi16(0x8000u16 as i16),
+    ));
+    (
+        _mm512_maskz_compress_epi8(keep_lo, pairs_lo),
+        _mm512_maskz_compress_epi8(keep_hi, pairs_hi),
+        32 + high_lo.count_ones() as usize,
+    )
 }
 
 /// Copies ASCII from `src[i..]` to `dst + o`, 128 bytes per step, while
@@ -360,7 +405,7 @@ const AHEAD_MIN: usize = 2048;
 /// * The CPU supports the enabled features.
 /// * `dst` is valid for writes of `cap` bytes, and `i <= src.len()`,
 ///   `o <= cap`.
-#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi1,bmi2,popcnt")]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi1,bmi2,popcnt,gfni")]
 #[inline(never)]
 unsafe fn mixed_run<const AHEAD: bool>(
     src: &[u8],
@@ -419,7 +464,7 @@ unsafe fn mixed_run<const AHEAD: bool>(
 ///
 /// * The CPU supports the enabled features.
 /// * `n` bytes at `src` are readable, `room` bytes at `dst` writable.
-#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi1,bmi2,popcnt")]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi1,bmi2,popcnt,gfni")]
 #[inline]
 unsafe fn latin1_block_exact(
     src: *const u8,
@@ -474,7 +519,7 @@ unsafe fn latin1_block_exact(
 /// * 128 bytes at `out` are writable.
 /// * 32 or more input bytes follow the block (so that nothing is left
 ///   written past the output; memory safety does not depend on it).
-#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi1,bmi2,popcnt")]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi1,bmi2,popcnt,gfni")]
 #[inline]
 unsafe fn latin1_block_whole(v: __m512i, high: u64, out: *mut u8) -> usize {
     if high == 0 {
@@ -482,7 +527,7 @@ unsafe fn latin1_block_whole(v: __m512i, high: u64, out: *mut u8) -> usize {
         unsafe { _mm512_storeu_si512(out.cast(), v) };
         return 64;
     }
-    let (out_lo, out_hi, len_lo) = expand(v, high, 64);
+    let (out_lo, out_hi, len_lo) = expand_whole(v, high);
     // SAFETY: `len_lo <= 64`: both stores end within the 128 bytes.
     unsafe {
         _mm512_storeu_si512(out.cast(), out_lo);
@@ -553,7 +598,7 @@ pub(crate) unsafe fn ascii_stream(src: &[u8], dst: *mut u8, cap: usize) -> usize
 ///
 /// * The CPU supports the enabled features.
 /// * `dst` is valid for writes of `cap` bytes.
-#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi1,bmi2,popcnt")]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi1,bmi2,popcnt,gfni")]
 pub(crate) unsafe fn latin1_to_utf8(src: &[u8], dst: *mut u8, cap: usize) -> Progress {
     if src.len() <= 64 {
         // One block, in a straight line; a whole one with its masks and
@@ -599,7 +644,7 @@ pub(crate) unsafe fn latin1_to_utf8(src: &[u8], dst: *mut u8, cap: usize) -> Pro
 ///
 /// * The CPU supports the enabled features.
 /// * `dst` is valid for writes of `cap` bytes.
-#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi1,bmi2,popcnt")]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi1,bmi2,popcnt,gfni")]
 #[inline(never)]
 unsafe fn latin1_to_utf8_long(src: &[u8], dst: *mut u8, cap: usize) -> Progress {
     let mut i = 0;
@@ -704,36 +749,103 @@ unsafe fn latin1_to_utf8_long(src: &[u8], dst: *mut u8, cap: usize) -> Progress 
     }
 }
 
-/// One UTF-8 block of `n` bytes in `v` (`high`: its bytes `80..=FF`) on
-/// the fast path, given the carried lead: the Latin-1 bytes packed at the
-/// start of a register, their number, and the lead carried out (and whether
-/// it is `C3`); `None` if the block is not all ASCII and `C2`/`C3` pairs.
-/// `lanes` is `low_bits(n)` if a lead in lane `n - 1` may be carried, else
-/// all ones (the input ends with the block).
-#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi1,bmi2,popcnt")]
+/// The byte before each of the `n <= 64` bytes at `src + i`, which `v`
+/// holds (lane `k` gets `src[i + k - 1]`; the lanes from `n` on, and lane
+/// 0 if `i = 0`, are unspecified: no character starts with a continuation
+/// byte, so a valid block at the start of the input has none in lane 0).
+///
+/// Past the first byte, a load one byte lower. At the start of the input,
+/// `v` moved up a lane (a `vpermb`), not a masked load one byte below the
+/// input: that load's masked-off lane is in the line, often the page, before
+/// the input, and it made 64-byte conversions take twice as long (Intel
+/// Xeon with AVX-512 FP16, inputs on page boundaries). Short inputs do
+/// without either ([`AfterC3::Compare`]).
+///
+/// # Safety
+///
+/// * `src[i..i + n]` is in bounds.
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+#[inline]
+unsafe fn load_prev(src: &[u8], i: usize, n: usize, v: __m512i) -> __m512i {
+    if i == 0 {
+        static UP_ONE_LANE: [u8; 64] = {
+            let mut index = [0u8; 64];
+            let mut k = 1;
+            while k < 64 {
+                index[k] = (k - 1) as u8;
+                k += 1;
+            }
+            index
+        };
+        // SAFETY: `UP_ONE_LANE` is 64 readable bytes.
+        let index = unsafe { _mm512_loadu_si512(UP_ONE_LANE.as_ptr().cast()) };
+        return _mm512_permutexvar_epi8(index, v);
+    }
+    // SAFETY: `src[i - 1..i - 1 + n]` is in bounds (`i >= 1`).
+    unsafe { load(src.as_ptr().add(i - 1), n) }
+}
+
+/// How [`latin1_block`] finds the continuation bytes after a `C3` lead,
+/// which gain 40 in Latin-1.
+#[derive(Clone, Copy)]
+enum AfterC3 {
+    /// From the byte before each lane, as [`load_prev`] gets them (bit 0
+    /// is set for `C3`, clear for `C2`): no port-5 work, for the main loop.
+    Prev(__m512i),
+    /// From a compare for `C3` moved up a lane, and the bit carried out of
+    /// the block before (bit 0): a shorter chain for a short input's one or
+    /// two blocks (64-byte inputs 1.05–1.09 ÷ simdutf with [`load_prev`]'s
+    /// `vpermb`, 1.14–1.19 this way).
+    Compare(u64),
+}
+
+/// One UTF-8 block of `n` bytes in `v` (`high`: its bytes `80..=FF`;
+/// `after_c3`: where its continuations after `C3` are) on the fast
+/// path, given the carried lead: the Latin-1 bytes packed at the start of a
+/// register, their number, the lead carried out, and whether it is `C3`
+/// (with [`AfterC3::Compare`]; else 0); `None` if the block is not all
+/// ASCII and `C2`/`C3` pairs. `lanes` is `low_bits(n)` if a lead in lane
+/// `n - 1` may be carried, else all ones (the input ends with the block).
+///
+/// In the main loop ([`AfterC3::Prev`]) its port-5 work (Intel) is two
+/// compares into mask registers and the `vpcompressb` (2 cycles). A
+/// continuation after `C3` gains 40 from the byte before it, loaded again
+/// one byte lower, rather than from a third compare (`C3`) whose mask,
+/// shifted by a lane in a general register, would go back into a mask
+/// register: 2 port-5 cycles for what the load and a `gf2p8affineqb` (port
+/// 0) do; and for a whole block the keep mask comes straight from a
+/// compare, not from the lead mask inverted in a general register (one
+/// more move into a mask register).
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi1,bmi2,popcnt,gfni")]
 #[inline]
 fn latin1_block<const VALID: bool>(
     v: __m512i,
+    after_c3: AfterC3,
     high: u64,
     n: usize,
     lanes: u64,
     carry: u64,
-    carry_c3: u64,
 ) -> Option<(__m512i, usize, u64, u64)> {
-    let lead = if VALID {
+    // `keep`: the bytes that are not leads; `after_lead`: those a lead may
+    // precede (masked operations need no more).
+    let (keep, after_lead) = if VALID {
         // Valid UTF-8 (`VALID`): C4..=FF start the characters above U+00FF,
         // and the other leads, C0..=C3, can only be C2 or C3.
         if _mm512_cmpge_epu8_mask(v, _mm512_set1_epi8(0xC4u8 as i8)) != 0 {
             return None;
         }
-        _mm512_cmpge_epu8_mask(v, _mm512_set1_epi8(0xC0u8 as i8))
+        (
+            _mm512_cmplt_epu8_mask(v, _mm512_set1_epi8(0xC0u8 as i8)),
+            high,
+        )
     } else {
         // Continuation bytes are below C0 (signed); C2 or C3 is `b - C2 < 2`.
         let cont = _mm512_cmplt_epi8_mask(v, _mm512_set1_epi8(-64));
-        let lead = _mm512_cmplt_epu8_mask(
+        let not_lead = _mm512_cmpge_epu8_mask(
             _mm512_sub_epi8(v, _mm512_set1_epi8(0xC2u8 as i8)),
             _mm512_set1_epi8(2),
         );
+        let lead = !not_lead;
         // Every non-ASCII byte is a C2/C3 lead or a continuation, and the
         // continuations are exactly the bytes after the leads (the carried
         // one included). A lead in lane `n - 1` is carried out if `lanes`
@@ -742,19 +854,33 @@ fn latin1_block<const VALID: bool>(
         if high != lead | cont || cont != ((lead << 1) | carry) & lanes {
             return None;
         }
-        lead
+        (not_lead, cont)
     };
-    // A continuation after C3 is b + 40 (its bit 6 is clear).
-    let is_c3 = _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(0xC3u8 as i8));
-    let after_c3 = (is_c3 << 1) | carry_c3;
-    let latin1 = _mm512_mask_add_epi8(v, after_c3, v, _mm512_set1_epi8(0x40));
     // The leads are dropped; one carried out has no output yet.
-    let keep = !lead & low_bits(n);
+    let keep = keep & low_bits(n);
+    let carry_out = (!keep >> (n - 1)) & 1;
+    // A continuation after C3 is b + 40.
+    let (latin1, c3_out) = match after_c3 {
+        // The byte before's bit 0 (1 for C3, 0 for C2) moved to bit 6 by an
+        // affine bit map (the matrix's row for bit 6 is its byte 1).
+        AfterC3::Prev(prev) => {
+            let c3 = _mm512_gf2p8affine_epi64_epi8::<0>(prev, _mm512_set1_epi64(0x0100));
+            (_mm512_mask_add_epi8(v, after_lead, v, c3), 0)
+        }
+        AfterC3::Compare(carry_c3) => {
+            let is_c3 = _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(0xC3u8 as i8));
+            let after = (is_c3 << 1) | carry_c3;
+            (
+                _mm512_mask_add_epi8(v, after, v, _mm512_set1_epi8(0x40)),
+                (is_c3 >> (n - 1)) & 1,
+            )
+        }
+    };
     Some((
         _mm512_maskz_compress_epi8(keep, latin1),
         keep.count_ones() as usize,
-        (lead >> (n - 1)) & 1,
-        (is_c3 >> (n - 1)) & 1,
+        carry_out,
+        c3_out,
     ))
 }
 
@@ -767,7 +893,7 @@ fn latin1_block<const VALID: bool>(
 ///
 /// * The CPU supports the enabled features.
 /// * `src.len() <= 128`; `dst` is valid for writes of `cap` bytes.
-#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi1,bmi2,popcnt")]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi1,bmi2,popcnt,gfni")]
 #[inline]
 unsafe fn utf8_to_latin1_short<const VALID: bool>(
     src: &[u8],
@@ -783,7 +909,7 @@ unsafe fn utf8_to_latin1_short<const VALID: bool>(
         if (high | carry) == 0 {
             Some((v, n, 0, 0))
         } else {
-            latin1_block::<VALID>(v, high, n, lanes, carry, carry_c3)
+            latin1_block::<VALID>(v, AfterC3::Compare(carry_c3), high, n, lanes, carry)
         }
     };
     let n1 = src.len().min(64);
@@ -849,7 +975,7 @@ unsafe fn utf8_to_latin1_short<const VALID: bool>(
 ///
 /// * The CPU supports the enabled features.
 /// * `dst` is valid for writes of `cap` bytes.
-#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi1,bmi2,popcnt")]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi1,bmi2,popcnt,gfni")]
 pub(crate) unsafe fn utf8_to_latin1<const VALID: bool>(
     src: &[u8],
     dst: *mut u8,
@@ -883,7 +1009,7 @@ pub(crate) unsafe fn utf8_to_latin1<const VALID: bool>(
 /// # Safety
 ///
 /// * As [`utf8_to_latin1_long`].
-#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi1,bmi2,popcnt")]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi1,bmi2,popcnt,gfni")]
 #[inline]
 unsafe fn utf8_to_latin1_by_length<const VALID: bool>(
     src: &[u8],
@@ -921,7 +1047,7 @@ const FAR_MIN: usize = 4 << 20;
 ///
 /// * The CPU supports the enabled features.
 /// * `dst` is valid for writes of `cap` bytes.
-#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi1,bmi2,popcnt")]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi1,bmi2,popcnt,gfni")]
 #[inline(never)]
 unsafe fn utf8_to_latin1_long<const VALID: bool, const FAR: bool>(
     src: &[u8],
@@ -930,10 +1056,8 @@ unsafe fn utf8_to_latin1_long<const VALID: bool, const FAR: bool>(
 ) -> Progress {
     let mut i = 0;
     let mut o = 0;
-    // The lead carried from the last lane of the previous block (bit 0),
-    // and whether it was C3 (bit 0).
+    // The lead carried from the last lane of the previous block (bit 0).
     let mut carry = 0u64;
-    let mut carry_c3 = 0u64;
     let misalign = src.as_ptr() as usize % 64;
     // Invariants: `i <= src.len()`, and `i - carry` is a character
     // boundary; `o <= cap` bytes are the conversion of `src[..i - carry]`.
@@ -958,8 +1082,10 @@ unsafe fn utf8_to_latin1_long<const VALID: bool, const FAR: bool>(
                 unsafe { (i, o) = ascii_pairs(src, i, dst, o, cap, true) };
                 continue;
             }
-            let Some((packed, len, c, c3)) =
-                latin1_block::<VALID>(v, high, 64, u64::MAX, carry, carry_c3)
+            // SAFETY: `src[i..i + 64]` is in bounds.
+            let prev = unsafe { load_prev(src, i, 64, v) };
+            let Some((packed, len, c, _)) =
+                latin1_block::<VALID>(v, AfterC3::Prev(prev), high, 64, u64::MAX, carry)
             else {
                 break 'outer;
             };
@@ -974,14 +1100,14 @@ unsafe fn utf8_to_latin1_long<const VALID: bool, const FAR: bool>(
             if src.len() - i < 128 {
                 // SAFETY: `len <= 64` bytes at `out` are writable.
                 unsafe { store(out, packed, len) };
-                (carry, carry_c3) = (c, c3);
+                carry = c;
                 i += 64;
                 o += len;
                 break;
             }
             // SAFETY: 64 bytes at `out` are writable.
             unsafe { _mm512_storeu_si512(out.cast(), packed) };
-            (carry, carry_c3) = (c, c3);
+            carry = c;
             i += 64;
             o += len;
         }
@@ -997,10 +1123,12 @@ unsafe fn utf8_to_latin1_long<const VALID: bool, const FAR: bool>(
         let v = unsafe { load(src.as_ptr().add(i), n) };
         let high = _mm512_movepi8_mask(v);
         let lanes = if last { u64::MAX } else { low_bits(n) };
-        let (packed, len, c, c3) = if (high | carry) == 0 {
+        let (packed, len, c, _) = if (high | carry) == 0 {
             (v, n, 0, 0)
         } else {
-            match latin1_block::<VALID>(v, high, n, lanes, carry, carry_c3) {
+            // SAFETY: `src[i..i + n]` is in bounds.
+            let prev = unsafe { load_prev(src, i, n, v) };
+            match latin1_block::<VALID>(v, AfterC3::Prev(prev), high, n, lanes, carry) {
                 Some(block) => block,
                 None => break,
             }
@@ -1022,7 +1150,7 @@ unsafe fn utf8_to_latin1_long<const VALID: bool, const FAR: bool>(
                 store(dst.add(o), packed, len);
             }
         }
-        (carry, carry_c3) = (c, c3);
+        carry = c;
         i += n;
         o += len;
     }

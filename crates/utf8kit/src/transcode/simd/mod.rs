@@ -16,9 +16,10 @@
 //! validate a chunk, then convert it.
 //!
 //! [`Engine`] is the transcoder a [`Kernel`] maps to: the AVX-512
-//! transcoders need VBMI2 (byte and word compress) on top of what
-//! [`Kernel::Avx512`] validates with. Without VBMI2, [`Kernel::Avx512`]
-//! converts with the AVX2 kernels, as [`Kernel::Avx2`] does (those need
+//! transcoders need VBMI2 (byte and word compress) and GFNI (bit-matrix
+//! byte maps, in the Latin-1 kernels) on top of what [`Kernel::Avx512`]
+//! validates with; every CPU with VBMI2 so far has GFNI. Without them,
+//! [`Kernel::Avx512`] converts with the AVX2 kernels, as [`Kernel::Avx2`] does (those need
 //! BMI1/2 and POPCNT besides, which every AVX2 CPU has).
 //! [`Kernel::Sse42`], and the AVX CPUs without what those need, convert
 //! with the SSE4.1 kernels (`utf16_sse41`, `count_sse41`: SSSE3, SSE4.1,
@@ -73,7 +74,7 @@ use core::sync::atomic::{AtomicU8, Ordering};
 pub(crate) enum Engine {
     /// The scalar kernels.
     Scalar,
-    /// The AVX-512 kernels (F, BW, VL, VBMI, VBMI2, plus BMI1/2).
+    /// The AVX-512 kernels (F, BW, VL, VBMI, VBMI2, plus GFNI and BMI1/2).
     #[cfg(target_arch = "x86_64")]
     Avx512,
     /// The AVX2 kernels (plus BMI1/2 and POPCNT); where a conversion has
@@ -222,6 +223,7 @@ fn detect_transcoders() -> u8 {
         "avx512vl",
         "avx512vbmi",
         "avx512vbmi2",
+        "gfni",
         "bmi1",
         "bmi2",
         "popcnt"
