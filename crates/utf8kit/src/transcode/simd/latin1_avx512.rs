@@ -184,7 +184,13 @@
 //! [`latin1_block`] takes it for 4 (two compares, the compress): Latin-1
 //! text and random at 64 KiB 1.15–1.16 → 1.27–1.32 ÷ simdutf, 1 MiB
 //! 1.21–1.32 → 1.27–1.38, 1 KiB 0.94–1.00 → 0.98–1.04 (harness, three
-//! rounds each).
+//! rounds each). That left the loop's own instructions as the limit (about
+//! 60 a mixed block: the tests for alignment, the start of the input and
+//! the last block, the bounds); a loop of its own for runs of mixed blocks
+//! (about 35) took the same rows to 1.50–1.54, 1.47–1.58 and 1.29–1.43
+//! (two rounds). Two blocks a step in Latin-1 → UTF-8's [`mixed_run`],
+//! which is already short (about 43 instructions a block, port 5 busy 8
+//! cycles), measured 5–8 % slower.
 
 use super::{PREFETCH_COUNT_MIN, Progress, prefetch_input, prefetch_output};
 use core::arch::x86_64::*;
@@ -1110,6 +1116,40 @@ unsafe fn utf8_to_latin1_long<const VALID: bool, const FAR: bool>(
             carry = c;
             i += 64;
             o += len;
+            // The mixed blocks that follow, in a loop of their own with
+            // fewer tests than this one (no alignment, no start of input,
+            // not the last whole block): back to this loop at the first
+            // ASCII block.
+            while src.len() - i >= 128 && cap - o >= 64 {
+                prefetch_input(src.as_ptr(), i);
+                // SAFETY: `i + 64 <= src.len()`, and `i >= 64`: the byte
+                // before the block is in bounds too.
+                let (v, prev) = unsafe {
+                    let p = src.as_ptr().add(i);
+                    (
+                        _mm512_loadu_si512(p.cast()),
+                        _mm512_loadu_si512(p.sub(1).cast()),
+                    )
+                };
+                let high = _mm512_movepi8_mask(v);
+                if (high | carry) == 0 {
+                    break;
+                }
+                let Some((packed, len, c, _)) =
+                    latin1_block::<VALID>(v, AfterC3::Prev(prev), high, 64, u64::MAX, carry)
+                else {
+                    break 'outer;
+                };
+                if FAR {
+                    prefetch_output::<1>(dst, o, cap);
+                }
+                // SAFETY: `o + 64 <= cap`; what lands past `len` is
+                // overwritten as above.
+                unsafe { _mm512_storeu_si512(dst.add(o).cast(), packed) };
+                carry = c;
+                i += 64;
+                o += len;
+            }
         }
         if i == src.len() {
             break;
