@@ -600,12 +600,14 @@ fn every_alignment() {
 }
 
 /// Runs of ASCII and mixed 64-byte blocks in every pattern of seven blocks
-/// (the AVX-512 Latin-1 → UTF-8 loop reads the high-byte masks two blocks
-/// ahead in long runs of mixed text and returns to its ASCII copy after two
-/// ASCII blocks), then either nothing or 1100 bytes of mixed text (so that
-/// the long-run loop starts inside the pattern), from two start offsets
-/// (the kernel aligns its loads first), with tails of several lengths;
-/// each also as UTF-8 for the other direction.
+/// (the AVX-512 Latin-1 → UTF-8 kernel copies an ASCII start two blocks a
+/// step, reads the high-byte masks two blocks ahead in long runs of mixed
+/// text and returns to its ASCII copy after two ASCII blocks; UTF-8 →
+/// Latin-1 runs mixed blocks after a mixed block in a loop of their own
+/// until an ASCII one), then either nothing or 1100 bytes of mixed text (so
+/// that the long-run loops start inside the pattern), from two start
+/// offsets (the kernels align their loads first), with tails of several
+/// lengths; each also as UTF-8 for the other direction.
 #[test]
 fn ascii_and_mixed_block_patterns() {
     let mixed = latin1_text(64 * 7, 21);
