@@ -725,6 +725,112 @@ fn large_outputs_at_every_alignment() {
     }
 }
 
+/// UTF-8 → UTF-32 of an ASCII start of every length around the AVX-512
+/// kernel's blocks, then a character of each length or an invalid byte, then
+/// more text, in inputs from 256 bytes on (where that kernel first aligns
+/// its output, then hands the first block that is not ASCII over at the
+/// input's own 64-byte phase, converting some ASCII again), into exact
+/// outputs at every 4-byte offset of a 64-byte line, guarded on both sides:
+/// std's values or `validate`'s error, for both flavours.
+#[test]
+fn ascii_starts_into_outputs_at_every_alignment() {
+    let tail = "Grüße, мир, 世界, 😀 and ASCII between. ".repeat(12);
+    for total in [256, 300, 700] {
+        for ascii in [
+            0, 1, 15, 16, 17, 48, 63, 64, 65, 100, 127, 128, 129, 191, 192, 193, 250,
+        ] {
+            for next in ["é", "世", "😀", "\u{FFFF}", "invalid"] {
+                let mut bytes: Vec<u8> = b"The quick brown fox. "
+                    .iter()
+                    .copied()
+                    .cycle()
+                    .take(ascii)
+                    .collect();
+                let invalid = next == "invalid";
+                if invalid {
+                    bytes.push(0xFF);
+                } else {
+                    bytes.extend_from_slice(next.as_bytes());
+                }
+                for c in tail.chars() {
+                    if bytes.len() + c.len_utf8() > total.max(ascii + 8) {
+                        break;
+                    }
+                    let mut b = [0; 4];
+                    bytes.extend_from_slice(c.encode_utf8(&mut b).as_bytes());
+                }
+                let want = core::str::from_utf8(&bytes).map(values);
+                let n = want.as_ref().map_or(bytes.len(), Vec::len);
+                for kernel in Kernel::available() {
+                    for shift in 0..16 {
+                        let ctx = || {
+                            format!(
+                                "{kernel}, {ascii} ASCII then {next}, {} bytes, shift {shift}",
+                                bytes.len()
+                            )
+                        };
+                        let mut buf = vec![0xA5A5_A5A5u32; n + 32];
+                        let got = t::utf8_to_utf32_with(kernel, &bytes, &mut buf[shift..shift + n]);
+                        match &want {
+                            Ok(v) => {
+                                assert_eq!(got, Some(Ok(n)), "{}", ctx());
+                                assert!(buf[shift..shift + n] == v[..], "{}: values", ctx());
+                                let text = core::str::from_utf8(&bytes).unwrap();
+                                let mut again = vec![0xA5A5_A5A5u32; n + 32];
+                                let got = t::valid_utf8_to_utf32_with(
+                                    kernel,
+                                    text,
+                                    &mut again[shift..shift + n],
+                                );
+                                assert_eq!(got, Some(Ok(n)), "{}, valid", ctx());
+                                assert!(
+                                    again[shift..shift + n] == v[..],
+                                    "{}: valid values",
+                                    ctx()
+                                );
+                                assert!(
+                                    again[..shift]
+                                        .iter()
+                                        .chain(&again[shift + n..])
+                                        .all(|&g| g == 0xA5A5_A5A5),
+                                    "{}: valid wrote outside",
+                                    ctx()
+                                );
+                            }
+                            Err(e) => {
+                                let got = got.map(|r| {
+                                    r.map_err(|e| match e {
+                                        TranscodeError::Invalid(e) => {
+                                            (e.valid_up_to(), e.error_len())
+                                        }
+                                        other => panic!("{}: {other:?}", ctx()),
+                                    })
+                                });
+                                assert_eq!(
+                                    got,
+                                    Some(Err((e.valid_up_to(), e.error_len()))),
+                                    "{}",
+                                    ctx()
+                                );
+                            }
+                        }
+                        assert!(
+                            buf[..shift].iter().all(|&g| g == 0xA5A5_A5A5),
+                            "{}: wrote before",
+                            ctx()
+                        );
+                        assert!(
+                            buf[shift + n..].iter().all(|&g| g == 0xA5A5_A5A5),
+                            "{}: wrote past",
+                            ctx()
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
 /// Both directions on inputs past the AVX2 kernels' streaming threshold
 /// (8 Mi bytes or values: the ASCII start converted with aligned
 /// non-temporal stores), the output at 0, 1, 7 and 31 bytes (UTF-32 → UTF-8)

@@ -3,7 +3,9 @@
 //! # UTF-8 → UTF-32 (input known to be valid)
 //!
 //! 64 bytes per step. An all-ASCII block widens 16 bytes at a time to
-//! `u32`. Otherwise the block converts the characters whose lead bytes lie
+//! `u32`, each straight from memory (see [`widen_block_from`]), from 256
+//! bytes of input on into an output aligned to 64 bytes by a first masked
+//! step ([`ALIGN_MIN`]). Otherwise the block converts the characters whose lead bytes lie
 //! in it ([`mixed_block`]), reading the bytes of a last character that
 //! ends past the block from memory:
 //!
@@ -280,6 +282,48 @@ pub(crate) unsafe fn widen_ascii(v: __m512i, step: usize, out: *mut u32) {
     }
 }
 
+/// The 16 bytes at `p` zero-extended to `u32` lanes, by `vpmovzxbd` with a
+/// memory operand. (Written as an intrinsic on a 16-byte load, the
+/// compiler turns it into an extract from the block's 64-byte load, which
+/// takes port 5 a cycle more on Intel.)
+///
+/// # Safety
+///
+/// * 16 bytes at `p` are readable.
+#[target_feature(enable = "avx512f")]
+#[inline]
+unsafe fn widen_from(p: *const u8) -> __m512i {
+    let wide: __m512i;
+    // SAFETY: the instruction reads the 16 readable bytes at `p` and
+    // writes only its output register.
+    unsafe {
+        core::arch::asm!(
+            "vpmovzxbd {wide}, xmmword ptr [{p}]",
+            wide = out(zmm_reg) wide,
+            p = in(reg) p,
+            options(pure, readonly, nostack, preserves_flags),
+        );
+    }
+    wide
+}
+
+/// Widens the 64 ASCII bytes at `p` to `u32` at `out`, each quarter
+/// straight from memory ([`widen_from`]): port 5 busy 4 cycles a block, not
+/// 7 as with [`widen_ascii`] of the loaded block.
+///
+/// # Safety
+///
+/// * 64 bytes at `p` are readable, 64 values at `out` writable.
+#[target_feature(enable = "avx512f")]
+#[inline]
+pub(crate) unsafe fn widen_block_from(p: *const u8, out: *mut u32) {
+    for q in 0..4 {
+        // SAFETY: bytes `16 * q..16 * q + 16` of the 64 readable ones, and
+        // values `16 * q..16 * q + 16` of the 64 writable ones.
+        unsafe { _mm512_storeu_si512(out.add(16 * q).cast(), widen_from(p.add(16 * q))) };
+    }
+}
+
 /// Widens `src` (at most 64 bytes) to UTF-32 at `dst` if it is all ASCII
 /// and fits in `cap` values: the whole conversion of a short ASCII input,
 /// in one masked load and four stores. Returns the values written, or
@@ -307,8 +351,16 @@ pub(crate) unsafe fn ascii_to_utf32_short(src: &[u8], dst: *mut u32, cap: usize)
 }
 
 /// Inputs at least this long first align the output for the ASCII
-/// stores (shorter ones would not gain what the extra step costs).
-const ALIGN_MIN: usize = 32 << 10;
+/// stores: a 64-byte store that splits two cache lines takes two cycles
+/// on Intel. 32 KiB until 2026-11-28 (set on a Zen 4); 256 with the loop
+/// of [`widen_block_from`] took ASCII and Latin at 1 KiB from 1.00 to
+/// 1.23–1.27 × simdutf's validating conversion (harness, two rounds,
+/// Intel Xeon with AVX-512 FP16; its buffers are where `malloc` puts
+/// them). The first block that is not ASCII then goes back to the
+/// input's own phase (see [`utf8_to_utf32`]): without that, the mixed
+/// blocks' loads split cache lines, and `sparse` at 1 KiB fell from 1.40
+/// to 0.81–1.26.
+const ALIGN_MIN: usize = 256;
 
 /// Inputs at least this long (an output of 32 MiB and more, past the
 /// caches) store their ASCII blocks with non-temporal stores.
@@ -412,6 +464,8 @@ pub(crate) unsafe fn utf8_to_utf32<const ASCII_ONLY: bool>(
 ) -> Progress {
     let mut i = 0;
     let mut o = 0;
+    // Values converted to align the output (see below).
+    let mut head_done = 0;
     if src.len() >= ALIGN_MIN {
         // Values up to the next 64-byte boundary of the output, so that the
         // 64-byte stores of ASCII blocks after it each fill one cache line
@@ -427,6 +481,7 @@ pub(crate) unsafe fn utf8_to_utf32<const ASCII_ONLY: bool>(
                 unsafe { widen_ascii(v, head, dst) };
                 i = head;
                 o = head;
+                head_done = head;
             }
         }
     }
@@ -466,6 +521,25 @@ pub(crate) unsafe fn utf8_to_utf32<const ASCII_ONLY: bool>(
         // caller's reads of the output.
         _mm_sfence();
     }
+    {
+        // Whole ASCII blocks, each quarter widened straight from memory
+        // (`vpmovzxbd` with a memory operand): an extract from the loaded
+        // register would take port 5 a cycle more per quarter.
+        while src.len() - i >= 64 && cap - o >= 64 {
+            // SAFETY: bytes `i..i + 64` are readable.
+            let p = unsafe { src.as_ptr().add(i) };
+            // SAFETY: as above.
+            let v = unsafe { _mm512_loadu_si512(p.cast()) };
+            if _mm512_movepi8_mask(v) != 0 {
+                break;
+            }
+            // SAFETY: bytes `i..i + 64` are readable; 64 values at
+            // `dst + o` are writable.
+            unsafe { widen_block_from(p, dst.add(o)) };
+            i += 64;
+            o += 64;
+        }
+    }
     while i < src.len() {
         let left = src.len() - i;
         // SAFETY: `i < src.len()`.
@@ -496,6 +570,19 @@ pub(crate) unsafe fn utf8_to_utf32<const ASCII_ONLY: bool>(
             i += step;
             o += step;
             continue;
+        }
+        if head_done > 0 {
+            // The first block that is not ASCII: go on from the input's
+            // own 64-byte phase, as if the output had not been aligned
+            // (the last `head_done` ASCII bytes convert again), so that
+            // the loads of mixed blocks split no more cache lines than
+            // from the start.
+            i -= head_done;
+            o -= head_done;
+            head_done = 0;
+            if !ASCII_ONLY {
+                continue;
+            }
         }
         if ASCII_ONLY {
             break;

@@ -28,7 +28,7 @@
 //! output).
 
 use super::check_avx512::{Fused, block_check, failed_at, tail_check};
-use super::utf32_avx512::{mixed_block, widen_ascii};
+use super::utf32_avx512::{mixed_block, widen_ascii, widen_block_from};
 use super::{prefetch_input, prefetch_output};
 use crate::validate::simd::lookup::Consts;
 use core::arch::x86_64::*;
@@ -105,8 +105,9 @@ unsafe fn fused<const PREFETCH: bool>(src: &[u8], dst: *mut u32, cap: usize, fro
         // SAFETY: `o + 64 <= cap`: 64 values at `dst + o` are writable.
         let out = unsafe { dst.add(o) };
         if ascii {
-            // SAFETY: 64 values at `out` are writable.
-            unsafe { widen_ascii(v, 64, out) };
+            // SAFETY: the 64 bytes at `ptr + i` are readable, 64 values at
+            // `out` writable.
+            unsafe { widen_block_from(ptr.add(i), out) };
             i += 64;
             o += 64;
             after_mixed = false;
