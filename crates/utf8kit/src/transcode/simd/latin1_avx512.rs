@@ -27,10 +27,14 @@
 //!
 //! In long runs of mixed text ([`mixed_run`], from [`MIXED_RUN_MIN`] bytes
 //! of input on) the high-byte masks (hence the output lengths) are computed
-//! two blocks ahead, each block being loaded a second time from L1 when it
-//! converts: a block's store addresses then depend on loads issued two
+//! two blocks ahead, the blocks themselves kept in registers until they
+//! convert: a block's store addresses then depend on loads issued two
 //! iterations earlier, not on its own load (+3–8 % ÷ simdutf on Latin-1
-//! text and random Latin-1 at 64 KiB and 1 MiB). Two ASCII blocks in a row
+//! text and random Latin-1 at 64 KiB and 1 MiB). (Until 2026-11-28 each
+//! block was loaded a second time when it converted; one load a block took
+//! Latin-1 text at 1 KiB from 0.93–0.96 to 0.98–1.02 ÷ simdutf and at 64
+//! KiB from 1.04–1.05 to 1.18–1.19, random at 1 KiB from 0.96 to 0.99,
+//! harness, two rounds, Intel Xeon with AVX-512 FP16.) Two ASCII blocks in a row
 //! return to the ASCII copy. The run is out of line (inline, the ASCII copy
 //! measured about 2 % slower at 1 KiB; again on 2026-11-28, ASCII and Latin
 //! at 1 KiB 1.13–1.15 → 1.05–1.09 × simdutf for Latin-1 text and random
@@ -402,9 +406,9 @@ const AHEAD_MIN: usize = 2048;
 /// Converts mixed Latin-1 text from `src[i..]` to `dst + o`, block by
 /// block, while 224 input bytes and 128 bytes of room are left and one of
 /// the next two blocks is not ASCII; returns the new `(i, o)`. The
-/// high-byte masks are computed two blocks ahead (each block is loaded
-/// twice, the second time from L1), so that the addresses of a block's
-/// stores do not wait on its own load. (Out of line, so that the ASCII
+/// high-byte masks are computed two blocks ahead (the blocks wait in
+/// registers), so that the addresses of a block's stores do not wait on
+/// its own load. (Out of line, so that the ASCII
 /// copy of the caller keeps its registers.)
 ///
 /// # Safety
@@ -425,25 +429,22 @@ unsafe fn mixed_run<const AHEAD: bool>(
         return (i, o);
     }
     // SAFETY: `i + 128 <= src.len()`.
-    let (mut h0, mut h1) = unsafe {
+    let (mut v0, mut v1) = unsafe {
         let p = src.as_ptr().add(i);
         (
-            _mm512_movepi8_mask(_mm512_loadu_si512(p.cast())),
-            _mm512_movepi8_mask(_mm512_loadu_si512(p.add(64).cast())),
+            _mm512_loadu_si512(p.cast()),
+            _mm512_loadu_si512(p.add(64).cast()),
         )
     };
+    let (mut h0, mut h1) = (_mm512_movepi8_mask(v0), _mm512_movepi8_mask(v1));
     while (h0 | h1) != 0 && src.len() - i >= 192 + 32 && cap - o >= 128 {
         if AHEAD {
             prefetch_input(src.as_ptr(), i);
         }
         // SAFETY: `i + 192 <= src.len()`.
-        let (v, h2) = unsafe {
-            let p = src.as_ptr().add(i);
-            (
-                _mm512_loadu_si512(p.cast()),
-                _mm512_movepi8_mask(_mm512_loadu_si512(p.add(128).cast())),
-            )
-        };
+        let v2 = unsafe { _mm512_loadu_si512(src.as_ptr().add(i + 128).cast()) };
+        let h2 = _mm512_movepi8_mask(v2);
+        let v = v0;
         // Each block writes 64 to 128 bytes: asking for the output's lines
         // ahead took Latin-1 text and random at 64 MiB from 0.94 to
         // 1.10–1.24 × simdutf (Intel Xeon with AVX-512 FP16). The same
@@ -457,6 +458,7 @@ unsafe fn mixed_run<const AHEAD: bool>(
         o += unsafe { latin1_block_whole(v, h0, dst.add(o)) };
         i += 64;
         (h0, h1) = (h1, h2);
+        (v0, v1) = (v1, v2);
     }
     (i, o)
 }
