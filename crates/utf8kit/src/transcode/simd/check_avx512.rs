@@ -138,6 +138,37 @@ pub(crate) unsafe fn block_check(c: &Consts<__m512i>, src: &[u8], i: usize, v: _
     }
 }
 
+/// Whether a character that starts in the three bytes before `i` ends at
+/// or past `i`: a lead `C0..=FF` right before it, `E0..=FF` two before,
+/// `F0..=FF` three before. `false` if fewer than four bytes precede `i`
+/// (the callers have converted a whole block before it).
+///
+/// After a `whole_block` of `utf16_fused_avx512` or a mixed block of
+/// `utf32_fused_avx512`, whose last character may take bytes of the
+/// next block, an all-ASCII next block needs the lookup check only if this
+/// holds (it is then invalid: an ASCII byte cuts the character short), as
+/// the check of an ASCII block flags nothing else. (In UTF-32 a 4-byte
+/// character may end a mixed block; in UTF-16 a `whole_block` has none.)
+/// Skipping that check took `sparse` text to UTF-32 at 1 KiB from 1.35 to
+/// 1.43 × simdutf (harness, two rounds). To UTF-16, widening such a block right away,
+/// where until 2026-11-28 it was checked and converted as a mixed one,
+/// took `sparse` text (about half its blocks follow a mixed one) from
+/// 0.83–0.91 to 1.09–1.24 × simdutf at 512 B to 2 KiB (a small program),
+/// and in the harness from 0.95–0.99 to 1.24–1.35 at 1 KiB and from
+/// 1.02–1.06 to 1.65–1.83 at 64 KiB (both byte orders); the Emoji file,
+/// where no block is ASCII, went from 1.39–1.51 to 1.32–1.40 and random
+/// text lost about 3 % (Intel Xeon with AVX-512 FP16, two rounds each):
+/// the loop's code, not its work, changed for them.
+#[inline(always)]
+pub(crate) fn unfinished_before(src: &[u8], i: usize) -> bool {
+    // The four bytes before `i` in one word (no branch per byte).
+    let before = i
+        .checked_sub(4)
+        .and_then(|j| src.get(j..i))
+        .map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
+    (before >= 0xC000_0000) | (before & 0x00FF_0000 >= 0x00E0_0000) | (before & 0xFF00 >= 0xF000)
+}
+
 /// Where the rescan for the exact error starts, given the first flagged
 /// lane `lane` of the block at `i`.
 #[inline(always)]

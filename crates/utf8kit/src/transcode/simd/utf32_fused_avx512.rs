@@ -27,7 +27,7 @@
 //! past the block the next step checks (and any error there discards the
 //! output).
 
-use super::check_avx512::{Fused, block_check, failed_at, tail_check};
+use super::check_avx512::{Fused, block_check, failed_at, tail_check, unfinished_before};
 use super::utf32_avx512::{mixed_block, widen_ascii, widen_block_from};
 use super::{prefetch_input, prefetch_output};
 use crate::validate::simd::lookup::Consts;
@@ -92,7 +92,7 @@ unsafe fn fused<const PREFETCH: bool>(src: &[u8], dst: *mut u32, cap: usize, fro
         // SAFETY: `i + 64 < len`: the block is readable.
         let v = unsafe { _mm512_loadu_si512(ptr.add(i).cast()) };
         let ascii = _mm512_movepi8_mask(v) == 0;
-        if !ascii || after_mixed {
+        if !ascii || (after_mixed && unfinished_before(src, i)) {
             // SAFETY: the features are enabled; `i + 64 < len`.
             let flagged = unsafe { block_check(&c, src, i, v) };
             if flagged != 0 {
