@@ -1202,3 +1202,125 @@ fn quick_block_inputs_with_an_error_at_every_position() {
         }
     }
 }
+
+/// UTF-8 → UTF-16 of an ASCII start of every length around the AVX-512
+/// kernel's blocks, then a character of each length or an invalid byte, then
+/// more text, in inputs from 512 bytes on (where that kernel first aligns
+/// its output, then hands the first block that is not ASCII over at the
+/// input's own 64-byte phase, widening some ASCII again), into exact
+/// outputs at every 2-byte offset of a 64-byte line, guarded on both sides:
+/// std's units or its error, for both flavours and both byte orders.
+#[test]
+fn ascii_starts_into_outputs_at_every_alignment() {
+    let tail = "Grüße, мир, 世界, 😀 and ASCII between. ".repeat(20);
+    for total in [512, 600, 1100] {
+        for ascii in [
+            0, 1, 31, 32, 33, 63, 64, 65, 127, 128, 129, 200, 255, 256, 257, 400,
+        ] {
+            for next in ["é", "世", "😀", "invalid"] {
+                let mut bytes: Vec<u8> = b"The quick brown fox. "
+                    .iter()
+                    .copied()
+                    .cycle()
+                    .take(ascii)
+                    .collect();
+                if next == "invalid" {
+                    bytes.push(0xFF);
+                } else {
+                    bytes.extend_from_slice(next.as_bytes());
+                }
+                for c in tail.chars() {
+                    if bytes.len() + c.len_utf8() > total.max(ascii + 8) {
+                        break;
+                    }
+                    let mut b = [0; 4];
+                    bytes.extend_from_slice(c.encode_utf8(&mut b).as_bytes());
+                }
+                let want = std_utf16(&bytes);
+                let n = want.as_ref().map_or(bytes.len(), Vec::len);
+                for kernel in Kernel::available() {
+                    for shift in 0..32 {
+                        let ctx = || {
+                            format!(
+                                "{kernel}, {ascii} ASCII then {next}, {} bytes, shift {shift}",
+                                bytes.len()
+                            )
+                        };
+                        let mut out = vec![GUARD16; n + 64];
+                        let got = t::utf8_to_utf16_with(kernel, &bytes, &mut out[shift..shift + n]);
+                        match &want {
+                            Ok(units) => {
+                                assert_eq!(got, Some(Ok(n)), "{}", ctx());
+                                assert!(out[shift..shift + n] == units[..], "{}: units", ctx());
+                                let text = std::str::from_utf8(&bytes).unwrap();
+                                let mut again = vec![GUARD16; n + 64];
+                                let got = (kernel == Kernel::detected()).then(|| {
+                                    t::valid_utf8_to_utf16_into(text, &mut again[shift..shift + n])
+                                });
+                                if let Some(got) = got {
+                                    assert_eq!(got, Ok(n), "{}, valid", ctx());
+                                    assert!(
+                                        again[shift..shift + n] == units[..],
+                                        "{}: valid",
+                                        ctx()
+                                    );
+                                }
+                                assert!(
+                                    again[..shift]
+                                        .iter()
+                                        .chain(&again[shift + n..])
+                                        .all(|&g| g == GUARD16),
+                                    "{}: valid wrote outside",
+                                    ctx()
+                                );
+                                let be: Vec<u8> =
+                                    units.iter().flat_map(|u| u.to_be_bytes()).collect();
+                                let mut out_be = vec![GUARD8; 2 * n + 128];
+                                let got = t::utf8_to_utf16be_with(
+                                    kernel,
+                                    &bytes,
+                                    &mut out_be[2 * shift..2 * (shift + n)],
+                                );
+                                assert_eq!(got, Some(Ok(2 * n)), "{}, BE", ctx());
+                                assert!(
+                                    out_be[2 * shift..2 * (shift + n)] == be[..],
+                                    "{}: BE",
+                                    ctx()
+                                );
+                                assert!(
+                                    out_be[..2 * shift]
+                                        .iter()
+                                        .chain(&out_be[2 * (shift + n)..])
+                                        .all(|&g| g == GUARD8),
+                                    "{}: BE wrote outside",
+                                    ctx()
+                                );
+                            }
+                            Err((valid_up_to, error_len)) => {
+                                let got = got.map(|r| {
+                                    r.map_err(|e| match e {
+                                        TranscodeError::Invalid(e) => {
+                                            (e.valid_up_to(), e.error_len())
+                                        }
+                                        other => panic!("{}: {other:?}", ctx()),
+                                    })
+                                });
+                                assert_eq!(got, Some(Err((*valid_up_to, *error_len))), "{}", ctx());
+                            }
+                        }
+                        assert!(
+                            out[..shift].iter().all(|&g| g == GUARD16),
+                            "{}: wrote before",
+                            ctx()
+                        );
+                        assert!(
+                            out[shift + n..].iter().all(|&g| g == GUARD16),
+                            "{}: wrote past",
+                            ctx()
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
