@@ -628,22 +628,38 @@ pub(crate) unsafe fn latin1_to_utf8(src: &[u8], dst: *mut u8, cap: usize) -> Pro
             None => Progress::default(),
         };
     }
-    if src.len() >= STREAM_MIN && cap >= STREAM_MIN {
-        // SAFETY: the caller's contract; the copied ASCII prefix is its own
-        // UTF-8, and the rest converts after it.
-        unsafe {
-            let k = ascii_stream(src, dst, cap);
-            if k > 0 {
-                let p = latin1_to_utf8_long(&src[k..], dst.add(k), cap - k);
-                return Progress {
-                    read: k + p.read,
-                    written: k + p.written,
-                };
-            }
+    // SAFETY: the caller's contract (both calls are the function's last
+    // step, so this path saves no registers either).
+    unsafe {
+        if src.len() >= STREAM_MIN && cap >= STREAM_MIN {
+            latin1_to_utf8_streamed(src, dst, cap)
+        } else {
+            latin1_to_utf8_long(src, dst, cap)
         }
     }
-    // SAFETY: the caller's contract.
-    unsafe { latin1_to_utf8_long(src, dst, cap) }
+}
+
+/// [`latin1_to_utf8`] for inputs and outputs past [`STREAM_MIN`]: an ASCII
+/// start copied with non-temporal stores ([`ascii_stream`]), then the rest.
+/// Out of line, so that [`latin1_to_utf8`] keeps nothing across a call.
+///
+/// # Safety
+///
+/// * The CPU supports the enabled features.
+/// * `dst` is valid for writes of `cap` bytes.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi1,bmi2,popcnt,gfni")]
+#[inline(never)]
+unsafe fn latin1_to_utf8_streamed(src: &[u8], dst: *mut u8, cap: usize) -> Progress {
+    // SAFETY: the caller's contract; the copied ASCII prefix is its own
+    // UTF-8, and the rest converts after it.
+    unsafe {
+        let k = ascii_stream(src, dst, cap);
+        let p = latin1_to_utf8_long(&src[k..], dst.add(k), cap - k);
+        Progress {
+            read: k + p.read,
+            written: k + p.written,
+        }
+    }
 }
 
 /// [`latin1_to_utf8`] for more than 64 bytes (out of line, so that the
@@ -1015,23 +1031,43 @@ pub(crate) unsafe fn utf8_to_latin1<const VALID: bool>(
         // SAFETY: `src.len() <= 128`; `dst` is `cap` writable bytes.
         return unsafe { utf8_to_latin1_short::<VALID>(src, dst, cap) };
     }
-    if src.len() >= STREAM_MIN && cap >= STREAM_MIN {
-        // SAFETY: the caller's contract; the copied ASCII prefix is its own
-        // Latin-1 and ends on a character boundary, and the rest converts
-        // after it.
-        unsafe {
-            let k = ascii_stream(src, dst, cap);
-            if k > 0 {
-                let p = utf8_to_latin1_by_length::<VALID>(&src[k..], dst.add(k), cap - k);
-                return Progress {
-                    read: k + p.read,
-                    written: k + p.written,
-                };
-            }
+    // SAFETY: the caller's contract (both calls are the function's last
+    // step, so the short path saves no registers for them).
+    unsafe {
+        if src.len() >= STREAM_MIN && cap >= STREAM_MIN {
+            utf8_to_latin1_streamed::<VALID>(src, dst, cap)
+        } else {
+            utf8_to_latin1_by_length::<VALID>(src, dst, cap)
         }
     }
-    // SAFETY: the caller's contract.
-    unsafe { utf8_to_latin1_by_length::<VALID>(src, dst, cap) }
+}
+
+/// [`utf8_to_latin1`] for inputs and outputs past [`STREAM_MIN`]: an ASCII
+/// start copied with non-temporal stores ([`ascii_stream`]), then the rest.
+/// Out of line, so that [`utf8_to_latin1`] keeps nothing across a call.
+///
+/// # Safety
+///
+/// * The CPU supports the enabled features.
+/// * `dst` is valid for writes of `cap` bytes.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi1,bmi2,popcnt,gfni")]
+#[inline(never)]
+unsafe fn utf8_to_latin1_streamed<const VALID: bool>(
+    src: &[u8],
+    dst: *mut u8,
+    cap: usize,
+) -> Progress {
+    // SAFETY: the caller's contract; the copied ASCII prefix is its own
+    // Latin-1 and ends on a character boundary, and the rest converts
+    // after it.
+    unsafe {
+        let k = ascii_stream(src, dst, cap);
+        let p = utf8_to_latin1_by_length::<VALID>(&src[k..], dst.add(k), cap - k);
+        Progress {
+            read: k + p.read,
+            written: k + p.written,
+        }
+    }
 }
 
 /// [`utf8_to_latin1_long`], the copy for `src`'s length ([`FAR_MIN`]).
