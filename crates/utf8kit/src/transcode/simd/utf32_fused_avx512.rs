@@ -1,14 +1,15 @@
 //! AVX-512 UTF-8 → UTF-32 that validates and converts in one pass.
 //!
 //! 64 bytes per step, always moving on by 64. A block is checked
-//! ([`check_avx512`](super::check_avx512)) unless it is all ASCII and the
-//! block before it was too, then converted by the valid kernel's steps:
-//! an ASCII block is widened, any other one converts the characters whose
-//! leads lie in it ([`mixed_block`]), reading the bytes of a last
-//! character that ends past the block from memory. The next block then
-//! starts inside that character (its continuation bytes are not leads and
-//! make no value) and is checked even if it is all ASCII: a character cut
-//! short is flagged at the byte after it.
+//! ([`check_avx512`](super::check_avx512)) unless it is all ASCII and no
+//! character of the block before reaches into it, then converted by the
+//! valid kernel's steps: an ASCII block is widened, any other one converts
+//! the characters whose leads lie in it ([`mixed_block`]), reading the
+//! bytes of a last character that ends past the block from memory. The
+//! next block then starts inside that character (its continuation bytes
+//! are not leads and make no value) and is checked even if it is all
+//! ASCII ([`unfinished_before`]): a character cut short is flagged at the
+//! byte after it.
 //!
 //! One pass rather than the two of the other transcoders (validate a
 //! chunk, then convert it) because text that mixes ASCII blocks with other
