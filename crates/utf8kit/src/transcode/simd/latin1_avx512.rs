@@ -444,7 +444,6 @@ unsafe fn mixed_run<const AHEAD: bool>(
         // SAFETY: `i + 192 <= src.len()`.
         let v2 = unsafe { _mm512_loadu_si512(src.as_ptr().add(i + 128).cast()) };
         let h2 = _mm512_movepi8_mask(v2);
-        let v = v0;
         // Each block writes 64 to 128 bytes: asking for the output's lines
         // ahead took Latin-1 text and random at 64 MiB from 0.94 to
         // 1.10–1.24 × simdutf (Intel Xeon with AVX-512 FP16). The same
@@ -455,7 +454,7 @@ unsafe fn mixed_run<const AHEAD: bool>(
             prefetch_output::<2>(dst, o, cap);
         }
         // SAFETY: `o + 128 <= cap`, and 32 or more input bytes follow.
-        o += unsafe { latin1_block_whole(v, h0, dst.add(o)) };
+        o += unsafe { latin1_block_whole(v0, h0, dst.add(o)) };
         i += 64;
         (h0, h1) = (h1, h2);
         (v0, v1) = (v1, v2);
@@ -632,29 +631,38 @@ pub(crate) unsafe fn latin1_to_utf8(src: &[u8], dst: *mut u8, cap: usize) -> Pro
     // step, so this path saves no registers either).
     unsafe {
         if src.len() >= STREAM_MIN && cap >= STREAM_MIN {
-            latin1_to_utf8_streamed(src, dst, cap)
+            after_ascii_stream(src, dst, cap, latin1_to_utf8_long)
         } else {
             latin1_to_utf8_long(src, dst, cap)
         }
     }
 }
 
-/// [`latin1_to_utf8`] for inputs and outputs past [`STREAM_MIN`]: an ASCII
-/// start copied with non-temporal stores ([`ascii_stream`]), then the rest.
-/// Out of line, so that [`latin1_to_utf8`] keeps nothing across a call.
+/// An input and output past [`STREAM_MIN`]: the ASCII start copied with
+/// non-temporal stores ([`ascii_stream`]), then the rest by `main` (either
+/// direction: ASCII is the same bytes in both). Out of line, so that the
+/// entry points keep nothing across a call.
 ///
 /// # Safety
 ///
-/// * The CPU supports the enabled features.
+/// * The CPU supports the enabled features and `main`'s.
 /// * `dst` is valid for writes of `cap` bytes.
-#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi1,bmi2,popcnt,gfni")]
+/// * `main` is `latin1_to_utf8_long` or `utf8_to_latin1_by_length` (an
+///   ASCII prefix ends on a character boundary).
+#[target_feature(enable = "avx512f,avx512bw")]
 #[inline(never)]
-unsafe fn latin1_to_utf8_streamed(src: &[u8], dst: *mut u8, cap: usize) -> Progress {
+#[cold]
+unsafe fn after_ascii_stream(
+    src: &[u8],
+    dst: *mut u8,
+    cap: usize,
+    main: unsafe fn(&[u8], *mut u8, usize) -> Progress,
+) -> Progress {
     // SAFETY: the caller's contract; the copied ASCII prefix is its own
-    // UTF-8, and the rest converts after it.
+    // output in both directions, and the rest converts after it.
     unsafe {
         let k = ascii_stream(src, dst, cap);
-        let p = latin1_to_utf8_long(&src[k..], dst.add(k), cap - k);
+        let p = main(&src[k..], dst.add(k), cap - k);
         Progress {
             read: k + p.read,
             written: k + p.written,
@@ -1035,37 +1043,9 @@ pub(crate) unsafe fn utf8_to_latin1<const VALID: bool>(
     // step, so the short path saves no registers for them).
     unsafe {
         if src.len() >= STREAM_MIN && cap >= STREAM_MIN {
-            utf8_to_latin1_streamed::<VALID>(src, dst, cap)
+            after_ascii_stream(src, dst, cap, utf8_to_latin1_by_length::<VALID>)
         } else {
             utf8_to_latin1_by_length::<VALID>(src, dst, cap)
-        }
-    }
-}
-
-/// [`utf8_to_latin1`] for inputs and outputs past [`STREAM_MIN`]: an ASCII
-/// start copied with non-temporal stores ([`ascii_stream`]), then the rest.
-/// Out of line, so that [`utf8_to_latin1`] keeps nothing across a call.
-///
-/// # Safety
-///
-/// * The CPU supports the enabled features.
-/// * `dst` is valid for writes of `cap` bytes.
-#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi1,bmi2,popcnt,gfni")]
-#[inline(never)]
-unsafe fn utf8_to_latin1_streamed<const VALID: bool>(
-    src: &[u8],
-    dst: *mut u8,
-    cap: usize,
-) -> Progress {
-    // SAFETY: the caller's contract; the copied ASCII prefix is its own
-    // Latin-1 and ends on a character boundary, and the rest converts
-    // after it.
-    unsafe {
-        let k = ascii_stream(src, dst, cap);
-        let p = utf8_to_latin1_by_length::<VALID>(&src[k..], dst.add(k), cap - k);
-        Progress {
-            read: k + p.read,
-            written: k + p.written,
         }
     }
 }
