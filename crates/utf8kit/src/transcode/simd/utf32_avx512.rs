@@ -506,7 +506,7 @@ pub(crate) unsafe fn utf8_to_utf32<const ASCII_ONLY: bool>(
 ) -> Progress {
     let mut i = 0;
     let mut o = 0;
-    // Values converted to align the output (see below).
+    // Values widened to align the output (see below).
     let mut head_done = 0;
     if src.len() >= ALIGN_MIN {
         // Values up to the next 64-byte boundary of the output, so that the
@@ -563,24 +563,28 @@ pub(crate) unsafe fn utf8_to_utf32<const ASCII_ONLY: bool>(
         // caller's reads of the output.
         _mm_sfence();
     }
-    {
-        // Whole ASCII blocks, each quarter widened straight from memory
-        // (`vpmovzxbd` with a memory operand): an extract from the loaded
-        // register would take port 5 a cycle more per quarter.
-        while src.len() - i >= 64 && cap - o >= 64 {
-            // SAFETY: bytes `i..i + 64` are readable.
-            let p = unsafe { src.as_ptr().add(i) };
-            // SAFETY: as above.
-            let v = unsafe { _mm512_loadu_si512(p.cast()) };
-            if _mm512_movepi8_mask(v) != 0 {
-                break;
-            }
-            // SAFETY: bytes `i..i + 64` are readable; 64 values at
-            // `dst + o` are writable.
-            unsafe { widen_block_from(p, dst.add(o)) };
-            i += 64;
-            o += 64;
+    // Whole ASCII blocks, widened straight from memory.
+    while src.len() - i >= 64 && cap - o >= 64 {
+        // SAFETY: bytes `i..i + 64` are readable.
+        let p = unsafe { src.as_ptr().add(i) };
+        // SAFETY: as above.
+        let v = unsafe { _mm512_loadu_si512(p.cast()) };
+        if _mm512_movepi8_mask(v) != 0 {
+            break;
         }
+        // SAFETY: bytes `i..i + 64` are readable; 64 values at `dst + o`
+        // are writable.
+        unsafe { widen_block_from(p, dst.add(o)) };
+        i += 64;
+        o += 64;
+    }
+    if src.len() - i >= 64 && cap - o >= 64 {
+        // Stopped at a block that is not ASCII: go on from the input's own
+        // 64-byte phase, as if the output had not been aligned (the last
+        // `head_done` ASCII bytes convert again), so that the loads of
+        // mixed blocks split no more cache lines than from the start.
+        i -= head_done;
+        o -= head_done;
     }
     while i < src.len() {
         let left = src.len() - i;
@@ -612,19 +616,6 @@ pub(crate) unsafe fn utf8_to_utf32<const ASCII_ONLY: bool>(
             i += step;
             o += step;
             continue;
-        }
-        if head_done > 0 {
-            // The first block that is not ASCII: go on from the input's
-            // own 64-byte phase, as if the output had not been aligned
-            // (the last `head_done` ASCII bytes convert again), so that
-            // the loads of mixed blocks split no more cache lines than
-            // from the start.
-            i -= head_done;
-            o -= head_done;
-            head_done = 0;
-            if !ASCII_ONLY {
-                continue;
-            }
         }
         if ASCII_ONLY {
             break;
