@@ -316,7 +316,7 @@ unsafe fn widen_from(p: *const u8) -> __m512i {
 /// * 64 bytes at `p` are readable, 64 values at `out` writable.
 #[target_feature(enable = "avx512f")]
 #[inline]
-pub(crate) unsafe fn widen_block_from(p: *const u8, out: *mut u32) {
+unsafe fn widen_block_from(p: *const u8, out: *mut u32) {
     for q in 0..4 {
         // SAFETY: bytes `16 * q..16 * q + 16` of the 64 readable ones, and
         // values `16 * q..16 * q + 16` of the 64 writable ones.
