@@ -1306,3 +1306,27 @@ fn ascii_starts_into_outputs_at_every_alignment() {
         }
     }
 }
+
+/// ASCII text with one unit outside ASCII at every position of the first
+/// blocks (the main loop's steps of 32 units take such a step apart:
+/// narrowed as ASCII, the character's bytes put where it stands, the rest
+/// shifted after them), of every UTF-8 length and a lone surrogate of each
+/// half; alone, with a second one further on, and two in one step.
+#[test]
+fn one_unit_outside_ascii_at_every_position() {
+    let kinds = [
+        0x80u16, 0xE9, 0x7FF, 0x800, 0x2019, 0xFFFD, 0xFFFF, 0xD800, 0xDBFF, 0xDC00, 0xDFFF,
+    ];
+    for kind in kinds {
+        for at in 0..100 {
+            let mut v: Vec<u16> = (0..140u16).map(|k| 0x20 + k % 90).collect();
+            v[at] = kind;
+            check_utf16(&v);
+            v[at + 37] = 0x2014;
+            check_utf16(&v);
+            v[at + 37] = 0x61;
+            v[at + 1] = 0x416;
+            check_utf16(&v);
+        }
+    }
+}
