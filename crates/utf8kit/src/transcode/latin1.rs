@@ -277,7 +277,29 @@ pub fn latin1_to_utf8_into_string(bytes: &[u8], out: &mut String) {
 /// assert_eq!(utf8kit::transcode::latin1_to_utf8_into(b"\xFCb", &mut out), Ok(3));
 /// assert_eq!(&out[..3], "üb".as_bytes());
 /// ```
+#[inline]
 pub fn latin1_to_utf8_into(
+    bytes: &[u8],
+    out: &mut [u8],
+) -> Result<usize, TranscodeError<Infallible>> {
+    #[cfg(target_arch = "x86_64")]
+    if Engine::detected() == Engine::Avx512 {
+        // The common case inline in the caller (see `utf8_to_latin1_into`).
+        let (ptr, cap) = (out.as_mut_ptr(), out.len());
+        // SAFETY: `Engine::Avx512` is only chosen when the CPU has the
+        // kernel's features; `out` is `cap` writable bytes.
+        let p = unsafe { latin1_avx512::latin1_to_utf8(bytes, ptr, cap) };
+        if p.read == bytes.len() {
+            return Ok(p.written);
+        }
+    }
+    latin1_to_utf8_into_slow(bytes, out)
+}
+
+/// [`latin1_to_utf8_into`] in full (every engine, every end), from the
+/// start.
+#[inline(never)]
+fn latin1_to_utf8_into_slow(
     bytes: &[u8],
     out: &mut [u8],
 ) -> Result<usize, TranscodeError<Infallible>> {
@@ -332,7 +354,33 @@ pub fn utf8_to_latin1(bytes: &[u8]) -> Result<Vec<u8>, Latin1Error> {
 /// assert_eq!(utf8kit::transcode::utf8_to_latin1_into("ÿes".as_bytes(), &mut out), Ok(3));
 /// assert_eq!(&out[..3], b"\xFFes");
 /// ```
+#[inline]
 pub fn utf8_to_latin1_into(
+    bytes: &[u8],
+    out: &mut [u8],
+) -> Result<usize, TranscodeError<Latin1Error>> {
+    #[cfg(target_arch = "x86_64")]
+    if Engine::detected() == Engine::Avx512 {
+        // The common case (the AVX-512 kernel converts all of the input,
+        // which means it fit and was valid) inline in the caller; every
+        // other case from the start out of line. Until 2026-11-28 every
+        // call went through a function that saved five registers and
+        // chose the kernel by a jump table.
+        let (ptr, cap) = (out.as_mut_ptr(), out.len());
+        // SAFETY: `Engine::Avx512` is only chosen when the CPU has the
+        // kernel's features; `out` is `cap` writable bytes.
+        let p = unsafe { latin1_avx512::utf8_to_latin1::<false>(bytes, ptr, cap) };
+        if p.read == bytes.len() {
+            return Ok(p.written);
+        }
+    }
+    utf8_to_latin1_into_slow(bytes, out)
+}
+
+/// [`utf8_to_latin1_into`] in full (every engine, every end, every
+/// error), from the start.
+#[inline(never)]
+fn utf8_to_latin1_into_slow(
     bytes: &[u8],
     out: &mut [u8],
 ) -> Result<usize, TranscodeError<Latin1Error>> {
