@@ -1297,7 +1297,41 @@ fn utf16_to_string<S: Unit16, const LOSSY: bool>(
 /// let n = utf16_to_utf8_into(&[0x41, 0x20AC], &mut out).unwrap();
 /// assert_eq!(&out[..n], "A€".as_bytes());
 /// ```
+#[inline]
 pub fn utf16_to_utf8_into(
+    units: &[u16],
+    out: &mut [u8],
+) -> Result<usize, TranscodeError<Utf16Error>> {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(n) = utf16_to_utf8_whole(NATIVE_BE, units, out) {
+        return Ok(n);
+    }
+    utf16_to_utf8_into_slow(units, out)
+}
+
+/// The common case of the `_into` functions from UTF-16, inline in their
+/// callers: the AVX-512 kernel converts all of `src` (which means it fit
+/// and held no unpaired surrogate); returns the bytes written, or `None`
+/// for every other case, which the callers then do from the start out of
+/// line. Until 2026-11-28 every call went through a function that saved
+/// six registers and chose the kernel by a jump table.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+fn utf16_to_utf8_whole<S: Unit16>(be: bool, src: &[S], dst: &mut [u8]) -> Option<usize> {
+    if Engine::detected() != Engine::Avx512 {
+        return None;
+    }
+    if let Some(n) = short_utf16_to_utf8(Engine::Avx512, be, src, dst) {
+        return Some(n);
+    }
+    let (p, _) = simd_utf16_to_utf8(Engine::Avx512, be, src, dst);
+    (p.read == src.len()).then_some(p.written)
+}
+
+/// [`utf16_to_utf8_into`] in full (every engine, every end), from the
+/// start.
+#[inline(never)]
+fn utf16_to_utf8_into_slow(
     units: &[u16],
     out: &mut [u8],
 ) -> Result<usize, TranscodeError<Utf16Error>> {
@@ -1353,11 +1387,25 @@ pub fn utf16_to_utf8_lossy_into(
 /// assert_eq!(utf8kit::transcode::utf16le_to_utf8_into(b"\xAC\x20", &mut out), Ok(3));
 /// assert_eq!(&out, "€".as_bytes());
 /// ```
+#[inline]
 pub fn utf16le_to_utf8_into(
     bytes: &[u8],
     out: &mut [u8],
 ) -> Result<usize, TranscodeError<Utf16Error>> {
     let units = as_units(bytes).map_err(TranscodeError::Invalid)?;
+    #[cfg(target_arch = "x86_64")]
+    if let Some(n) = utf16_to_utf8_whole(false, units, out) {
+        return Ok(n);
+    }
+    utf16le_to_utf8_into_slow(units, out)
+}
+
+/// [`utf16le_to_utf8_into`] in full (every engine, every end), from the start.
+#[inline(never)]
+fn utf16le_to_utf8_into_slow(
+    units: &[[u8; 2]],
+    out: &mut [u8],
+) -> Result<usize, TranscodeError<Utf16Error>> {
     let capacity = out.len();
     fit(
         utf16_to_utf8_run::<[u8; 2], false>(
@@ -1385,11 +1433,25 @@ pub fn utf16le_to_utf8_into(
 /// assert_eq!(utf8kit::transcode::utf16be_to_utf8_into(b"\x20\xAC", &mut out), Ok(3));
 /// assert_eq!(&out, "€".as_bytes());
 /// ```
+#[inline]
 pub fn utf16be_to_utf8_into(
     bytes: &[u8],
     out: &mut [u8],
 ) -> Result<usize, TranscodeError<Utf16Error>> {
     let units = as_units(bytes).map_err(TranscodeError::Invalid)?;
+    #[cfg(target_arch = "x86_64")]
+    if let Some(n) = utf16_to_utf8_whole(true, units, out) {
+        return Ok(n);
+    }
+    utf16be_to_utf8_into_slow(units, out)
+}
+
+/// [`utf16be_to_utf8_into`] in full (every engine, every end), from the start.
+#[inline(never)]
+fn utf16be_to_utf8_into_slow(
+    units: &[[u8; 2]],
+    out: &mut [u8],
+) -> Result<usize, TranscodeError<Utf16Error>> {
     let capacity = out.len();
     fit(
         utf16_to_utf8_run::<[u8; 2], false>(
