@@ -520,7 +520,31 @@ pub fn utf32_to_utf8_lossy(units: &[u32]) -> String {
 /// assert_eq!(utf8kit::transcode::utf32_to_utf8_into(&[0x1F600], &mut out), Ok(4));
 /// assert_eq!(&out, "😀".as_bytes());
 /// ```
+#[inline]
 pub fn utf32_to_utf8_into(
+    units: &[u32],
+    out: &mut [u8],
+) -> Result<usize, TranscodeError<Utf32Error>> {
+    #[cfg(target_arch = "x86_64")]
+    if Engine::detected() == Engine::Avx512 && units.len() >= SIMD_MIN_32 {
+        // The common case (the AVX-512 kernel converts all of the input,
+        // which means it fit and was valid) inline in the caller; every
+        // other case from the start out of line.
+        let (ptr, cap) = (out.as_mut_ptr(), out.len());
+        // SAFETY: `Engine::Avx512` is only chosen when the CPU has the
+        // kernel's features; `out` is `cap` writable bytes.
+        let p = unsafe { utf32_avx512::utf32_to_utf8::<false>(units, ptr, cap) };
+        if p.read == units.len() {
+            return Ok(p.written);
+        }
+    }
+    utf32_to_utf8_into_slow(units, out)
+}
+
+/// [`utf32_to_utf8_into`] in full (every engine, every end), from the
+/// start.
+#[inline(never)]
+fn utf32_to_utf8_into_slow(
     units: &[u32],
     out: &mut [u8],
 ) -> Result<usize, TranscodeError<Utf32Error>> {
