@@ -26,9 +26,15 @@ fuzz_target!(|data: &[u8]| {
     if let (Ok(text), Some(expected)) = (core::str::from_utf8(data), &std_utf16) {
         let n = expected.len();
         let mut out = vec![0xA5A5_u16; n + 1];
-        assert_eq!(transcode::valid_utf8_to_utf16_into(text, &mut out[..n]), Ok(n));
+        assert_eq!(
+            transcode::valid_utf8_to_utf16_into(text, &mut out[..n]),
+            Ok(n)
+        );
         assert_eq!(&out[..n], &expected[..]);
-        assert_eq!(out[n], 0xA5A5, "valid_utf8_to_utf16_into wrote past the output");
+        assert_eq!(
+            out[n], 0xA5A5,
+            "valid_utf8_to_utf16_into wrote past the output"
+        );
         assert_eq!(&transcode::valid_utf8_to_utf16(text), expected);
     }
 

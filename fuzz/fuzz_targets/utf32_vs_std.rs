@@ -93,6 +93,35 @@ fn check_utf32(units: &[u32]) {
         .collect();
     assert_eq!(transcode::utf32_to_utf8_lossy(units), lossy);
     let need = lossy.len();
+    // The dispatched function (its common case is inline in the caller),
+    // exact room then one byte short.
+    let mut out = vec![0xA5u8; need + 1];
+    let got = transcode::utf32_to_utf8_into(units, &mut out[..need]);
+    match first_bad {
+        None => {
+            assert_eq!(got, Ok(need));
+            assert_eq!(&out[..need], lossy.as_bytes());
+        }
+        Some(i) => match got {
+            Err(transcode::TranscodeError::Invalid(e)) => {
+                assert_eq!((e.index(), e.value()), (i, units[i]))
+            }
+            other => panic!("dispatched: {other:?}"),
+        },
+    }
+    assert_eq!(out[need], 0xA5, "dispatched: wrote past the output");
+    if need > 0 && first_bad.is_none() {
+        let got = transcode::utf32_to_utf8_into(units, &mut out[..need - 1]);
+        assert_eq!(
+            got,
+            Err(transcode::TranscodeError::BufferTooSmall { needed: need })
+        );
+        assert_eq!(
+            out[need - 1],
+            lossy.as_bytes()[need - 1],
+            "dispatched: wrote past the room"
+        );
+    }
     for kernel in Kernel::available() {
         assert_eq!(
             transcode::utf8_len_from_utf32_with(kernel, units),
