@@ -877,10 +877,6 @@ pub fn utf8_to_utf16be(text: &str) -> Vec<u8> {
 /// ```
 #[inline]
 pub fn utf8_to_utf16le_into(bytes: &[u8], out: &mut [u8]) -> Result<usize, TranscodeError> {
-    #[cfg(target_arch = "x86_64")]
-    if let Some(written) = fused_bytes_whole(false, bytes, out) {
-        return Ok(written);
-    }
     utf8_to_utf16_bytes_into(Engine::detected(), false, bytes, out, u16::to_le_bytes)
 }
 
@@ -900,35 +896,10 @@ pub fn utf8_to_utf16le_into(bytes: &[u8], out: &mut [u8]) -> Result<usize, Trans
 /// ```
 #[inline]
 pub fn utf8_to_utf16be_into(bytes: &[u8], out: &mut [u8]) -> Result<usize, TranscodeError> {
-    #[cfg(target_arch = "x86_64")]
-    if let Some(written) = fused_bytes_whole(true, bytes, out) {
-        return Ok(written);
-    }
     utf8_to_utf16_bytes_into(Engine::detected(), true, bytes, out, u16::to_be_bytes)
 }
 
-/// The common case of the byte-order `_into` functions, inline in their
-/// callers: the fused AVX-512 kernel converts all of `bytes` (which means
-/// it fit); returns the bytes written, or `None` for every other case
-/// (another engine, a short input, an error, a short buffer), which
-/// [`utf8_to_utf16_bytes_into`] then does from the start. Until
-/// 2026-11-28 those called it through two functions that saved five
-/// registers: UTF-8 → UTF-16BE at 64 B 0.93–0.96 ÷ simdutf, where the
-/// native-order function, inline, made 1.39.
-#[cfg(target_arch = "x86_64")]
 #[inline]
-fn fused_bytes_whole(be: bool, bytes: &[u8], out: &mut [u8]) -> Option<usize> {
-    if Engine::detected() != Engine::Avx512 || bytes.len() < SIMD_MIN_UTF8 {
-        return None;
-    }
-    let (units, _) = out.as_chunks_mut::<2>();
-    // SAFETY: `Engine::Avx512` is only chosen when the CPU has the
-    // kernel's features.
-    let fused = unsafe { fused_avx512(be, bytes, units) };
-    fused.all_of(bytes.len()).map(|written| 2 * written)
-}
-
-#[inline(never)]
 fn utf8_to_utf16_bytes_into(
     engine: Engine,
     be: bool,
@@ -1397,24 +1368,21 @@ pub fn utf16le_to_utf8_into(
     if let Some(n) = utf16_to_utf8_whole(false, units, out) {
         return Ok(n);
     }
-    utf16le_to_utf8_into_slow(units, out)
+    utf16_bytes_to_utf8_into_slow(false, units, out, u16::from_le_bytes)
 }
 
-/// [`utf16le_to_utf8_into`] in full (every engine, every end), from the start.
+/// [`utf16le_to_utf8_into`] and [`utf16be_to_utf8_into`] in full (every
+/// engine, every end), from the start.
 #[inline(never)]
-fn utf16le_to_utf8_into_slow(
+fn utf16_bytes_to_utf8_into_slow(
+    be: bool,
     units: &[[u8; 2]],
     out: &mut [u8],
+    unit: fn([u8; 2]) -> u16,
 ) -> Result<usize, TranscodeError<Utf16Error>> {
     let capacity = out.len();
     fit(
-        utf16_to_utf8_run::<[u8; 2], false>(
-            Engine::detected(),
-            false,
-            units,
-            out,
-            u16::from_le_bytes,
-        ),
+        utf16_to_utf8_run::<[u8; 2], false>(Engine::detected(), be, units, out, unit),
         capacity,
     )
 }
@@ -1443,26 +1411,7 @@ pub fn utf16be_to_utf8_into(
     if let Some(n) = utf16_to_utf8_whole(true, units, out) {
         return Ok(n);
     }
-    utf16be_to_utf8_into_slow(units, out)
-}
-
-/// [`utf16be_to_utf8_into`] in full (every engine, every end), from the start.
-#[inline(never)]
-fn utf16be_to_utf8_into_slow(
-    units: &[[u8; 2]],
-    out: &mut [u8],
-) -> Result<usize, TranscodeError<Utf16Error>> {
-    let capacity = out.len();
-    fit(
-        utf16_to_utf8_run::<[u8; 2], false>(
-            Engine::detected(),
-            true,
-            units,
-            out,
-            u16::from_be_bytes,
-        ),
-        capacity,
-    )
+    utf16_bytes_to_utf8_into_slow(true, units, out, u16::from_be_bytes)
 }
 
 /// [`utf8_to_utf16_into`] with a forced validation `kernel` (and the

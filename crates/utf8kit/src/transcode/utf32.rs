@@ -367,20 +367,6 @@ pub fn utf8_to_utf32(bytes: &[u8]) -> Result<Vec<u32>, Utf8Error> {
 /// ```
 #[inline]
 pub fn utf8_to_utf32_into(bytes: &[u8], out: &mut [u32]) -> Result<usize, TranscodeError> {
-    #[cfg(target_arch = "x86_64")]
-    if Engine::detected() == Engine::Avx512 && bytes.len() >= SIMD_MIN {
-        // Short ASCII, the common case of short inputs, inline in the
-        // caller (as the other `_into` functions' common cases).
-        if let Some(n) = short_ascii_to_utf32(Engine::Avx512, bytes, out) {
-            return Ok(n);
-        }
-    }
-    utf8_to_utf32_into_slow(bytes, out)
-}
-
-/// [`utf8_to_utf32_into`] in full (every engine, every end).
-#[inline(never)]
-fn utf8_to_utf32_into_slow(bytes: &[u8], out: &mut [u32]) -> Result<usize, TranscodeError> {
     let capacity = out.len();
     fit(utf8_to_utf32_run(None, bytes, out), capacity)
 }
